@@ -1,0 +1,182 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# memalloc-uml: build a BPF memory allocator variant into an ARCH=um kernel,
+# boot it on a tiny root image and run the allocator's selftests.
+# `make help` lists the targets and variables.
+
+VARIANT ?= reuse-after-gp
+FLAVOR ?= default
+KERNEL_SRC ?=
+T ?=
+TIMEOUT ?= 300
+JOBS ?= $(shell nproc)
+# Variants `make test` runs the selftests on (expected outcomes per
+# variant: tools/selftests/expected-failures).
+TEST_VARIANTS ?= reuse-after-gp base
+
+DEFAULT_VARIANT := reuse-after-gp
+DEFAULT_FLAVOR := default
+BUILD := build
+KIT := $(CURDIR)
+
+VARIANTS := $(sort $(patsubst kernel/patches/%/series,%,$(wildcard kernel/patches/*/series)))
+FLAVORS := $(sort $(filter-out base,$(patsubst uml/configs/%.config,%,$(wildcard uml/configs/*.config))))
+
+# --- input checks: fail before doing anything, naming the fix -----------
+
+ifeq ($(filter $(VARIANT),$(VARIANTS)),)
+$(error unknown VARIANT '$(VARIANT)'; known variants: $(VARIANTS) (each is kernel/patches/<variant>/series))
+endif
+ifeq ($(filter $(FLAVOR),$(FLAVORS)),)
+$(error unknown FLAVOR '$(FLAVOR)'; known flavors: $(FLAVORS) (each is uml/configs/<flavor>.config))
+endif
+ifneq ($(KERNEL_SRC),)
+KERNEL_SRC := $(abspath $(KERNEL_SRC))
+ifeq ($(wildcard $(KERNEL_SRC)/Makefile),)
+$(error KERNEL_SRC=$(KERNEL_SRC) is not a kernel tree (no Makefile); give the path of a Linux source tree, or leave it unset for Debian's linux-source-6.1)
+endif
+endif
+
+# --- where things go ------------------------------------------------------
+
+# Trees from KERNEL_SRC get their own source and build directories, so
+# switching base trees never mixes objects.
+ifneq ($(KERNEL_SRC),)
+BASE_TAG := @$(shell printf '%s' '$(KERNEL_SRC)' | sha256sum | cut -c1-8)
+endif
+SRC := $(BUILD)/src/$(VARIANT)$(BASE_TAG)
+OBJ := $(BUILD)/$(VARIANT)-$(FLAVOR)$(BASE_TAG)
+KERNEL := $(OBJ)/linux
+STAMPS := $(BUILD)/stamps
+IMAGE := rootfs.img
+LOGS := $(BUILD)/logs
+
+FRAGMENTS := uml/configs/base.config uml/configs/$(FLAVOR).config \
+	$(wildcard kernel/patches/$(VARIANT)/config)
+
+# Stamps are keyed on the content of their inputs: edit a patch and the
+# tree is rebuilt; touch nothing and nothing happens.
+key = $(shell cat $(1) /dev/null | { cat; printf '%s' '$(2)'; } | sha256sum | cut -c1-16)
+SERIES_FILES := $(wildcard uml/patches/* kernel/patches/$(VARIANT)/*)
+SRC_KEY := $(call key,$(SERIES_FILES) kernel/prepare-source,$(KERNEL_SRC))
+SRC_STAMP := $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-$(SRC_KEY)
+CONFIG_KEY := $(call key,$(FRAGMENTS) uml/configure,$(SRC_KEY))
+CONFIG_STAMP := $(STAMPS)/config-$(VARIANT)-$(FLAVOR)$(BASE_TAG)-$(CONFIG_KEY)
+
+export CCACHE_DIR ?= $(HOME)/.cache/ccache
+KBUILD_CC := $(if $(shell command -v ccache),ccache gcc,gcc)
+KMAKE = $(MAKE) -C $(SRC) ARCH=um O=$(KIT)/$(OBJ) CC="$(KBUILD_CC)" -j$(JOBS)
+
+.PHONY: all help deps kernel rootfs run shell test test-host test-guest \
+	test-matrix loop-time clean distclean FORCE
+.DEFAULT_GOAL := help
+
+# --- dependencies -----------------------------------------------------------
+
+DEPS_STAMP := $(STAMPS)/deps-$(call key,scripts/deps)
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): scripts/deps
+	scripts/deps
+	@mkdir -p $(@D) && touch $@
+
+# --- kernel -----------------------------------------------------------------
+
+$(SRC_STAMP): | $(DEPS_STAMP)
+	kernel/prepare-source $(VARIANT) $(SRC) $(KERNEL_SRC)
+	@mkdir -p $(@D) && rm -f $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-* && touch $@
+
+$(CONFIG_STAMP): $(SRC_STAMP)
+	uml/configure $(SRC) $(OBJ) $(FRAGMENTS)
+	@rm -f $(STAMPS)/config-$(VARIANT)-$(FLAVOR)$(BASE_TAG)-* && touch $@
+
+# Kbuild knows which objects are stale; always ask it.
+$(KERNEL): $(CONFIG_STAMP) FORCE
+	@echo "  KERNEL  $(OBJ) ($(VARIANT), $(FLAVOR))"
+	+@$(KMAKE) -s linux scripts_gdb
+
+kernel: $(KERNEL)
+
+# ./linux is the default build, so `./linux ubd0=rootfs.img` needs no wrapper.
+linux: $(BUILD)/$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR)/linux
+	ln -sf $< $@
+
+ifneq ($(VARIANT)-$(FLAVOR)$(BASE_TAG),$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR))
+$(BUILD)/$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR)/linux: FORCE
+	+$(MAKE) VARIANT=$(DEFAULT_VARIANT) FLAVOR=$(DEFAULT_FLAVOR) KERNEL_SRC= kernel
+endif
+
+# --- root image -------------------------------------------------------------
+
+include rootfs/rootfs.mk
+
+# --- running ----------------------------------------------------------------
+
+RUN = uml/run --timeout $(TIMEOUT) --logdir $(LOGS) --variant $(VARIANT) $(if $(T),--tests '$(T)')
+
+run: $(KERNEL) $(IMAGE) check-filter
+	$(RUN) $(KERNEL) $(IMAGE)
+
+shell: $(KERNEL) $(IMAGE)
+	uml/run --shell --logdir $(LOGS) $(KERNEL) $(IMAGE)
+
+# A T= filter that matches no suite is a mistake, not an empty pass.
+.PHONY: check-filter
+check-filter: $(ROOTFS_SUITES_LIST)
+	@tools/report/check-filter '$(T)' $(ROOTFS_SUITES_LIST)
+
+# --- tests ------------------------------------------------------------------
+
+test: deps
+	@tests/run-all $(TEST_VARIANTS)
+
+test-host: deps
+	tests/run
+
+# One variant's selftests, through the launcher (used by tests/run-all).
+test-guest: $(KERNEL) $(IMAGE) check-filter
+	$(RUN) --ktap-out $(LOGS)/last-$(VARIANT)-$(FLAVOR).ktap $(KERNEL) $(IMAGE)
+
+# Every variant with every flavor: long; not part of `make test`.
+test-matrix: deps
+	@for f in $(FLAVORS); do tests/run-all --flavor $$f $(VARIANTS) || exit 1; done
+
+# The edit loop: touch memalloc.c, rebuild, boot, results (README figures).
+loop-time: $(KERNEL) $(IMAGE)
+	scripts/loop-time $(VARIANT) $(FLAVOR)
+
+# --- housekeeping -----------------------------------------------------------
+
+clean:
+	rm -rf $(BUILD)/rootfs $(LOGS) $(IMAGE) linux
+
+distclean:
+	rm -rf $(BUILD) $(IMAGE) linux
+
+FORCE:
+
+help:
+	@echo 'memalloc-uml: the BPF memory allocator on ARCH=um'
+	@echo
+	@echo 'Targets:'
+	@echo '  run          build the kernel and rootfs.img, boot, run the selftests (KTAP + summary)'
+	@echo '  test         the kit'"'"'s own tests, then the selftests on $(TEST_VARIANTS)'
+	@echo '  test-host    only the kit'"'"'s own host-side tests (tests/)'
+	@echo '  test-guest   only the selftests on VARIANT/FLAVOR'
+	@echo '  test-matrix  every variant x flavor (long; not part of test)'
+	@echo '  shell        boot into a busybox shell in the guest'
+	@echo '  kernel       build the kernel of VARIANT/FLAVOR ($(OBJ)/linux)'
+	@echo '  linux        the ./linux symlink to the default build'
+	@echo '  rootfs       build rootfs.img'
+	@echo '  loop-time    time touch memalloc.c -> rebuild -> boot -> results'
+	@echo '  deps         install the Debian packages the kit needs (root), or print the command'
+	@echo '  clean        remove the root image, logs and ./linux; keep kernels'
+	@echo '  distclean    remove everything built, kernels and source trees included'
+	@echo
+	@echo 'Variables:'
+	@echo '  VARIANT=$(VARIANT)   patch series: $(VARIANTS)'
+	@echo '  FLAVOR=$(FLAVOR)     config flavor: $(FLAVORS)'
+	@echo '  KERNEL_SRC=<tree>     base tree instead of /usr/src/linux-source-6.1.tar.xz (copied, never modified)'
+	@echo '  T=<glob>[,<glob>]     run only suites (or suite.case) matching, e.g. T=reuse or T=irq_work.xdp_*'
+	@echo '  TIMEOUT=$(TIMEOUT)         seconds before a hung guest is killed'
+	@echo '  JOBS=$(JOBS)             parallel kernel build jobs'
+	@echo '  TEST_VARIANTS="$(TEST_VARIANTS)"  variants make test boots'

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PID 1 of the kit's root image.
+ *
+ * Mounts what the tests need, runs every selftest program in SUITE_DIR
+ * (or those chosen on the kernel command line), prints one KTAP v1
+ * report with each program's own KTAP nested in it, writes the number of
+ * failed programs to /proc/exitcode so that ./linux exits with it, and
+ * powers off.  Options come from /proc/cmdline so that a bare
+ * `./linux ubd0=rootfs.img` does the default job:
+ *
+ *   kit.t=GLOB[,GLOB...]  run the suites matching a glob; "suite.case"
+ *                         globs also pick cases inside a suite
+ *   kit.timeout=SECONDS   per-suite timeout (default 120)
+ *   kit.shell             start a busybox shell instead of the tests
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SUITE_DIR	"/usr/lib/kit/selftests"
+#define MAX_SUITES	64
+#define MAX_GLOBS	16
+#define KSFT_SKIP	4
+
+struct options {
+	char *globs[MAX_GLOBS];
+	int nr_globs;
+	int timeout;
+	bool shell;
+};
+
+static void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("# init: ", stdout);
+	vprintf(fmt, ap);
+	fputc('\n', stdout);
+	va_end(ap);
+}
+
+static void mount_one(const char *type, const char *dir, const char *opts)
+{
+	mkdir(dir, 0755);
+	if (mount(type, dir, type, 0, opts) && errno != EBUSY)
+		warn("mount %s on %s: %s", type, dir, strerror(errno));
+}
+
+static void mount_all(void)
+{
+	mount_one("proc", "/proc", NULL);
+	mount_one("sysfs", "/sys", NULL);
+	mount_one("devtmpfs", "/dev", NULL);
+	mount_one("tmpfs", "/tmp", "mode=1777");
+	mount_one("tmpfs", "/run", "mode=0755");
+	mount_one("bpf", "/sys/fs/bpf", NULL);
+	mount_one("cgroup2", "/sys/fs/cgroup", NULL);
+}
+
+static void parse_cmdline(struct options *opt)
+{
+	static char buf[4096];
+	char *tok, *save;
+	FILE *f;
+
+	opt->timeout = 120;
+	f = fopen("/proc/cmdline", "r");
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		warn("cannot read /proc/cmdline, using defaults");
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+
+	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		if (!strncmp(tok, "kit.t=", 6)) {
+			char *g, *gsave;
+
+			for (g = strtok_r(tok + 6, ",", &gsave); g && opt->nr_globs < MAX_GLOBS;
+			     g = strtok_r(NULL, ",", &gsave))
+				opt->globs[opt->nr_globs++] = g;
+		} else if (!strncmp(tok, "kit.timeout=", 12)) {
+			opt->timeout = atoi(tok + 12);
+			if (opt->timeout <= 0)
+				opt->timeout = 120;
+		} else if (!strcmp(tok, "kit.shell")) {
+			opt->shell = true;
+		}
+	}
+}
+
+/*
+ * A glob selects a suite when its part before the first '.' matches the
+ * suite's name; the rest, if any, is handed to the suite as its case
+ * filter (as kunit's filter_glob does for suite.test).
+ */
+static bool suite_selected(const struct options *opt, const char *suite, const char **case_glob)
+{
+	char part[256];
+	int i;
+
+	*case_glob = NULL;
+	if (!opt->nr_globs)
+		return true;
+	for (i = 0; i < opt->nr_globs; i++) {
+		const char *dot = strchr(opt->globs[i], '.');
+		size_t len = dot ? (size_t)(dot - opt->globs[i]) : strlen(opt->globs[i]);
+
+		if (len >= sizeof(part))
+			continue;
+		memcpy(part, opt->globs[i], len);
+		part[len] = '\0';
+		if (!fnmatch(part, suite, 0)) {
+			*case_glob = dot ? dot + 1 : NULL;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_suites(char **names)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir(SUITE_DIR);
+	if (!d) {
+		warn("%s: %s", SUITE_DIR, strerror(errno));
+		return 0;
+	}
+	while ((de = readdir(d)) && n < MAX_SUITES) {
+		if (de->d_name[0] == '.')
+			continue;
+		names[n++] = strdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	return n;
+}
+
+/* Copy the child's output to the console, each line indented as a subtest. */
+static void relay(int fd, char *line, size_t *len, size_t size, bool flush)
+{
+	char buf[1024];
+	ssize_t n = flush ? 0 : read(fd, buf, sizeof(buf));
+	ssize_t i;
+
+	for (i = 0; i < n; i++) {
+		if (buf[i] != '\n' && *len < size - 1) {
+			line[(*len)++] = buf[i];
+			continue;
+		}
+		if (buf[i] == '\n') {
+			line[*len] = '\0';
+			printf("    %s\n", line);
+			*len = 0;
+		}
+	}
+	if (flush && *len) {
+		line[*len] = '\0';
+		printf("    %s\n", line);
+		*len = 0;
+	}
+	fflush(stdout);
+}
+
+enum outcome { PASSED, FAILED, SKIPPED, TIMED_OUT };
+
+static enum outcome run_suite(const char *name, const char *case_glob, int timeout, int *status)
+{
+	char path[512], line[4096];
+	struct timespec start, now;
+	size_t len = 0;
+	bool timed_out = false;
+	int pfd[2];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/%s", SUITE_DIR, name);
+	if (pipe(pfd))
+		return FAILED;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return FAILED;
+	if (!pid) {
+		setpgid(0, 0);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		execl(path, name, case_glob, (char *)NULL);
+		printf("# exec %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		int left, r;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = timeout * 1000 - (int)((now.tv_sec - start.tv_sec) * 1000 +
+					      (now.tv_nsec - start.tv_nsec) / 1000000);
+		if (left <= 0) {
+			timed_out = true;
+			kill(-pid, SIGKILL);
+			break;
+		}
+		r = poll(&p, 1, left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			continue;
+		if (p.revents & POLLIN) {
+			relay(pfd[0], line, &len, sizeof(line), false);
+			continue;
+		}
+		break;	/* POLLHUP: every writer is gone */
+	}
+	relay(pfd[0], line, &len, sizeof(line), true);
+	close(pfd[0]);
+	/* The suite's own children, if any, go with it. */
+	kill(-pid, SIGKILL);
+	waitpid(pid, status, 0);
+	if (timed_out)
+		return TIMED_OUT;
+	if (WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+		return PASSED;
+	if (WIFEXITED(*status) && WEXITSTATUS(*status) == KSFT_SKIP)
+		return SKIPPED;
+	return FAILED;
+}
+
+static int run_tests(const struct options *opt)
+{
+	const char *case_globs[MAX_SUITES];
+	char *names[MAX_SUITES], *chosen[MAX_SUITES];
+	int n, i, nr_chosen = 0, failed = 0;
+
+	n = list_suites(names);
+	for (i = 0; i < n; i++)
+		if (suite_selected(opt, names[i], &case_globs[nr_chosen]))
+			chosen[nr_chosen++] = names[i];
+
+	printf("KTAP version 1\n1..%d\n", nr_chosen);
+	if (!nr_chosen)
+		warn("no suite matches the kit.t= filter");
+	for (i = 0; i < nr_chosen; i++) {
+		int status = 0;
+
+		switch (run_suite(chosen[i], case_globs[i], opt->timeout, &status)) {
+		case PASSED:
+			printf("ok %d %s\n", i + 1, chosen[i]);
+			break;
+		case SKIPPED:
+			printf("ok %d %s # SKIP\n", i + 1, chosen[i]);
+			break;
+		case TIMED_OUT:
+			printf("not ok %d %s # timeout after %d s\n", i + 1, chosen[i], opt->timeout);
+			failed++;
+			break;
+		case FAILED:
+			if (WIFSIGNALED(status))
+				printf("# %s: killed by signal %d\n", chosen[i], WTERMSIG(status));
+			printf("not ok %d %s\n", i + 1, chosen[i]);
+			failed++;
+			break;
+		}
+		fflush(stdout);
+	}
+	/* No suite ran at all is a failure, not a quiet success. */
+	return nr_chosen ? failed : 1;
+}
+
+static void run_shell(void)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		setsid();
+		execl("/bin/sh", "sh", "-l", (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+static void power_off(int failed)
+{
+	FILE *f = fopen("/proc/exitcode", "w");
+
+	if (f) {
+		fprintf(f, "%d\n", failed > 125 ? 125 : failed);
+		fclose(f);
+	} else {
+		warn("/proc/exitcode: %s", strerror(errno));
+	}
+	sync();
+	reboot(RB_POWER_OFF);
+	/* Not reached unless reboot() failed: PID 1 must never exit. */
+	for (;;)
+		pause();
+}
+
+int main(void)
+{
+	struct options opt = { 0 };
+	int failed = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	mount_all();
+	parse_cmdline(&opt);
+	setenv("PATH", "/bin:/sbin:/usr/bin:/usr/sbin", 1);
+
+	if (opt.shell)
+		run_shell();
+	else
+		failed = run_tests(&opt);
+	power_off(failed);
+	return 0;
+}

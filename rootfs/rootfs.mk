@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rootfs.img: a static PID 1 (rootfs/init.c), the selftests
+# (tools/selftests/*.c, one program per suite, BPF objects embedded as
+# libbpf skeletons), and busybox, packed with mke2fs -d (no root needed).
+# The image does not depend on the variant: expected outcomes live on the host.
+
+R := $(BUILD)/rootfs
+CLANG ?= clang
+BPFTOOL ?= bpftool
+ARCH_INCLUDE := -I/usr/include/$(shell gcc -dumpmachine)
+
+GUEST_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -Itools/lib -I$(R)/gen
+GUEST_LDLIBS := -static -lbpf -lelf -lz -lzstd
+
+BPF_PROGS := $(wildcard tools/progs/*.bpf.c)
+SKELETONS := $(patsubst tools/progs/%.bpf.c,$(R)/gen/%.skel.h,$(BPF_PROGS))
+SUITES := $(patsubst tools/selftests/%.c,%,$(wildcard tools/selftests/*.c))
+SUITE_BINS := $(patsubst %,$(R)/bin/%,$(SUITES))
+GUEST_LIB := $(patsubst tools/lib/%.c,$(R)/obj/%.o,$(wildcard tools/lib/*.c))
+ROOTFS_SUITES_LIST := $(R)/suites
+
+$(R)/gen/%.bpf.o: tools/progs/%.bpf.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CLANG   $@"
+	@$(CLANG) -g -O2 -target bpf -Wall $(ARCH_INCLUDE) -c $< -o $@
+
+$(R)/gen/%.skel.h: $(R)/gen/%.bpf.o
+	@echo "  GENSKEL $@"
+	@$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+$(R)/obj/%.o: tools/lib/%.c $(wildcard tools/lib/*.h) $(SKELETONS)
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	@$(CC) $(GUEST_CFLAGS) -c $< -o $@
+
+$(R)/bin/%: tools/selftests/%.c $(GUEST_LIB) $(wildcard tools/lib/*.h) $(SKELETONS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	@$(CC) $(GUEST_CFLAGS) $< $(GUEST_LIB) -o $@ $(GUEST_LDLIBS)
+
+$(R)/init: rootfs/init.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	@$(CC) -O2 -g -Wall -Wextra -static $< -o $@
+
+$(ROOTFS_SUITES_LIST): $(SUITE_BINS)
+	@printf '%s\n' $(SUITES) > $@
+
+$(IMAGE): rootfs/mkimage $(R)/init $(SUITE_BINS) $(ROOTFS_SUITES_LIST)
+	rootfs/mkimage $@ $(R)/init $(SUITE_BINS)
+
+rootfs: $(IMAGE)
+.SECONDARY:

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the hash-map selftests: map set-up and test runs. */
+#ifndef KIT_HTAB_UTIL_H
+#define KIT_HTAB_UTIL_H
+
+#include <stdbool.h>
+#include <linux/bpf.h>
+
+#include "htab.skel.h"
+
+struct htab_params {
+	enum bpf_map_type type;		/* BPF_MAP_TYPE_HASH or _PERCPU_HASH */
+	__u32 flags;			/* map_flags, e.g. BPF_F_NO_PREALLOC */
+	__u32 value_size;
+	__u32 max_entries;
+	__u32 burst;			/* map operations per program run */
+	__u32 key_range;		/* keys the overwrite program cycles through */
+};
+
+/* Open and load the htab skeleton with @p; NULL (and a diagnostic) on error. */
+struct htab *htab_open(const struct htab_params *p);
+
+/*
+ * Run @prog @repeat times with BPF_PROG_TEST_RUN on a dummy packet.
+ * Returns 0, or -errno with a diagnostic printed.
+ */
+int htab_test_run(struct bpf_program *prog, int repeat);
+
+/* Number of entries in a hash map, by walking its keys. */
+int htab_count(int map_fd);
+
+/* Size of one value buffer for map syscalls (per-cpu maps: per possible CPU). */
+size_t htab_value_buf_size(const struct htab_params *p);
+
+#endif /* KIT_HTAB_UTIL_H */

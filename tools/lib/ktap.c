@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ktap.h"
+
+#define KSFT_SKIP	4
+
+static char skip_reason[256];
+
+void ktap_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("# ", stdout);
+	vprintf(fmt, ap);
+	fputc('\n', stdout);
+	va_end(ap);
+	fflush(stdout);
+}
+
+void ktap_skip_reason(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(skip_reason, sizeof(skip_reason), fmt, ap);
+	va_end(ap);
+}
+
+int ktap_run_suite(const char *suite, const struct ktap_case *cases, size_t nr,
+		   const char *case_glob)
+{
+	size_t i, planned = 0, n = 0, failed = 0, skipped = 0;
+
+	for (i = 0; i < nr; i++)
+		if (!case_glob || !fnmatch(case_glob, cases[i].name, 0))
+			planned++;
+
+	printf("KTAP version 1\n# Subtest: %s\n1..%zu\n", suite, planned);
+	fflush(stdout);
+	if (!planned) {
+		ktap_diag("no case of %s matches '%s'", suite, case_glob);
+		return 1;
+	}
+
+	for (i = 0; i < nr; i++) {
+		enum ktap_result r;
+
+		if (case_glob && fnmatch(case_glob, cases[i].name, 0))
+			continue;
+		skip_reason[0] = '\0';
+		r = cases[i].run();
+		n++;
+		if (r == KTAP_PASS) {
+			printf("ok %zu %s\n", n, cases[i].name);
+		} else if (r == KTAP_SKIP) {
+			printf("ok %zu %s # SKIP %s\n", n, cases[i].name, skip_reason);
+			skipped++;
+		} else {
+			printf("not ok %zu %s\n", n, cases[i].name);
+			failed++;
+		}
+		fflush(stdout);
+	}
+	if (failed)
+		return 1;
+	return skipped == planned ? KSFT_SKIP : 0;
+}

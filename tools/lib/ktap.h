@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Minimal KTAP v1 producer for the kit's guest selftests.
+ *
+ * The 6.1 tree's kselftest.h prints TAP 13 and has no notion of a suite
+ * made of named cases with a case filter, which is what the kit's report
+ * and T=suite.case need, so this small runner does that part.  Every
+ * suite is a table of cases; the runner prints the plan and one result
+ * per case and turns the results into kselftest exit codes.
+ */
+#ifndef KIT_KTAP_H
+#define KIT_KTAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum ktap_result {
+	KTAP_PASS,
+	KTAP_FAIL,
+	KTAP_SKIP,
+};
+
+struct ktap_case {
+	const char *name;
+	enum ktap_result (*run)(void);
+};
+
+/* Print a diagnostic line ("# ...") inside the current case. */
+void ktap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The reason printed after "# SKIP" when a case returns KTAP_SKIP. */
+void ktap_skip_reason(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Run every case of @cases whose name matches @case_glob (all when NULL),
+ * print KTAP and return the process exit code: 0 when nothing failed,
+ * KSFT_SKIP (4) when every case was skipped, 1 otherwise.
+ */
+int ktap_run_suite(const char *suite, const struct ktap_case *cases, size_t nr,
+		   const char *case_glob);
+
+#define KTAP_SUITE_MAIN(suite, cases)					\
+int main(int argc, char **argv)						\
+{									\
+	return ktap_run_suite(suite, cases,				\
+			      sizeof(cases) / sizeof((cases)[0]),	\
+			      argc > 1 ? argv[1] : NULL);		\
+}
+
+/*
+ * Fail the current case with the location and a message when @cond does
+ * not hold.  Only for use in a function returning enum ktap_result.
+ */
+#define KTAP_EXPECT(cond, fmt, ...)					\
+	do {								\
+		if (!(cond)) {						\
+			ktap_diag("%s:%d: expected %s: " fmt,		\
+				  __FILE__, __LINE__, #cond, ##__VA_ARGS__); \
+			return KTAP_FAIL;				\
+		}							\
+	} while (0)
+
+#endif /* KIT_KTAP_H */

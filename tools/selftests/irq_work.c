@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * irq_work runs when it is raised, as with a self-IPI, not on the next
+ * tick.  The BPF memory allocator refills its per-cpu cache from
+ * irq_work: when the refill only comes with the tick (UML 6.1 without
+ * uml/patches/0001), bursts of allocations fail with -ENOMEM long before
+ * the map is full.  Every case here inserts new keys only, into a map
+ * big enough for all of them, so any failure is the allocator's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "htab_util.h"
+#include "ktap.h"
+
+#define BURST		16
+#define MAX_RUNS	1000
+/* Keep the live data of one case small next to UML's 64 MiB. */
+#define MAX_BYTES	(8 << 20)
+
+static enum ktap_result xdp_updates(__u32 value_size)
+{
+	struct htab_params p = {
+		.type = BPF_MAP_TYPE_HASH,
+		.flags = BPF_F_NO_PREALLOC,
+		.value_size = value_size,
+		.burst = BURST,
+	};
+	int runs = MAX_BYTES / ((value_size + 64) * BURST);
+	struct htab *skel;
+	__u64 want;
+
+	if (runs > MAX_RUNS)
+		runs = MAX_RUNS;
+	want = (__u64)runs * BURST;
+	p.max_entries = want;
+	skel = htab_open(&p);
+	KTAP_EXPECT(skel, "cannot load the program");
+	KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, runs), "test run failed");
+	ktap_diag("value_size %u: %d runs x %d updates: %llu ok, %llu -ENOMEM, %llu other errors",
+		  value_size, runs, BURST, (unsigned long long)skel->bss->updates_ok,
+		  (unsigned long long)skel->bss->updates_nomem,
+		  (unsigned long long)skel->bss->updates_other_err);
+	KTAP_EXPECT(skel->bss->updates_nomem == 0, "allocation failed below max_entries");
+	KTAP_EXPECT(skel->bss->updates_ok == want, "not every update succeeded");
+	htab__destroy(skel);
+	return KTAP_PASS;
+}
+
+/*
+ * The sizes cover every bpf_mem_alloc size class an element of a 4-byte
+ * key lands in (the element header adds about 48 bytes), up to 4 KiB,
+ * and one above it, which is served by kmalloc'ed units of its own size.
+ */
+#define XDP_CASE(size)							\
+static enum ktap_result xdp_updates_##size(void)			\
+{									\
+	return xdp_updates(size);					\
+}
+XDP_CASE(8)
+XDP_CASE(16)
+XDP_CASE(64)
+XDP_CASE(128)
+XDP_CASE(192)
+XDP_CASE(256)
+XDP_CASE(512)
+XDP_CASE(1024)
+XDP_CASE(2048)
+XDP_CASE(4000)
+XDP_CASE(8192)
+
+static enum ktap_result syscall_updates(enum bpf_map_type type, __u32 value_size)
+{
+	struct htab_params p = {
+		.type = type,
+		.value_size = value_size,
+	};
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	__u32 key, nr = MAX_BYTES / (value_size + 64) / 4;
+	size_t buf_size = htab_value_buf_size(&p);
+	void *val = calloc(1, buf_size);
+	int fd, failed = 0, first_errno = 0;
+
+	KTAP_EXPECT(val, "out of memory");
+	fd = bpf_map_create(type, "kit_irq_work", sizeof(__u32), value_size, nr, &opts);
+	KTAP_EXPECT(fd >= 0, "map create: %s", strerror(errno));
+	for (key = 0; key < nr; key++) {
+		if (bpf_map_update_elem(fd, &key, val, BPF_NOEXIST)) {
+			if (!failed++)
+				first_errno = errno;
+		}
+	}
+	ktap_diag("%s value_size %u: %u updates, %d failed%s%s",
+		  type == BPF_MAP_TYPE_HASH ? "hash" : "percpu_hash", value_size, nr, failed,
+		  failed ? ", first with " : "", failed ? strerror(first_errno) : "");
+	close(fd);
+	free(val);
+	KTAP_EXPECT(failed == 0, "allocation failed below max_entries");
+	return KTAP_PASS;
+}
+
+static enum ktap_result syscall_updates_hash(void)
+{
+	return syscall_updates(BPF_MAP_TYPE_HASH, 8);
+}
+
+static enum ktap_result syscall_updates_hash_4000(void)
+{
+	return syscall_updates(BPF_MAP_TYPE_HASH, 4000);
+}
+
+static enum ktap_result syscall_updates_percpu_hash(void)
+{
+	return syscall_updates(BPF_MAP_TYPE_PERCPU_HASH, 8);
+}
+
+static enum ktap_result syscall_updates_percpu_hash_512(void)
+{
+	return syscall_updates(BPF_MAP_TYPE_PERCPU_HASH, 512);
+}
+
+static const struct ktap_case cases[] = {
+	{ "xdp_updates_8", xdp_updates_8 },
+	{ "xdp_updates_16", xdp_updates_16 },
+	{ "xdp_updates_64", xdp_updates_64 },
+	{ "xdp_updates_128", xdp_updates_128 },
+	{ "xdp_updates_192", xdp_updates_192 },
+	{ "xdp_updates_256", xdp_updates_256 },
+	{ "xdp_updates_512", xdp_updates_512 },
+	{ "xdp_updates_1024", xdp_updates_1024 },
+	{ "xdp_updates_2048", xdp_updates_2048 },
+	{ "xdp_updates_4000", xdp_updates_4000 },
+	{ "xdp_updates_8192", xdp_updates_8192 },
+	{ "syscall_updates_hash", syscall_updates_hash },
+	{ "syscall_updates_hash_4000", syscall_updates_hash_4000 },
+	{ "syscall_updates_percpu_hash", syscall_updates_percpu_hash },
+	{ "syscall_updates_percpu_hash_512", syscall_updates_percpu_hash_512 },
+};
+
+KTAP_SUITE_MAIN("irq_work", cases)

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The semantics of the reuse-after-RCU-GP allocator
+ * (kernel/patches/reuse-after-gp): a freed element is not handed out
+ * again while a BPF program that may still hold a pointer to it runs,
+ * yet freed memory is reused after a grace period, and destroying a map
+ * with reuse and free callbacks in flight leaks nothing.
+ *
+ * On the base allocator no_immediate_reuse fails: that is the bug the
+ * series fixes.  tools/selftests/expected-failures declares it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "htab_util.h"
+#include "ktap.h"
+#include "memcg.h"
+
+#define PROBE_ATTEMPTS	100
+#define PROBE_FILL	8
+#define PROBE_MARK	0x01dc0de0ULL
+
+static enum ktap_result no_immediate_reuse(void)
+{
+	struct htab_params p = {
+		.type = BPF_MAP_TYPE_HASH,
+		.flags = BPF_F_NO_PREALLOC,
+		.value_size = sizeof(__u64),
+		.max_entries = PROBE_ATTEMPTS * (PROBE_FILL + 1),
+	};
+	struct htab *skel = htab_open(&p);
+	int i, fd, reused = 0;
+	__u64 first_seen = 0;
+
+	KTAP_EXPECT(skel, "cannot load the program");
+	fd = bpf_map__fd(skel->maps.htab);
+	skel->bss->probe_fill = PROBE_FILL;
+	for (i = 0; i < PROBE_ATTEMPTS; i++) {
+		__u32 key = i * (PROBE_FILL + 1);
+		__u64 mark = PROBE_MARK + i;
+
+		KTAP_EXPECT(!bpf_map_update_elem(fd, &key, &mark, BPF_NOEXIST),
+			    "insert probe key %u: %s", key, strerror(errno));
+		skel->bss->probe_key = key;
+		skel->bss->probe_fill_ok = 0;
+		KTAP_EXPECT(!htab_test_run(skel->progs.reuse_probe, 1),
+			    "probe run failed (probe_err %lld)", (long long)skel->bss->probe_err);
+		KTAP_EXPECT(skel->bss->probe_fill_ok == PROBE_FILL, "%llu of %d inserts succeeded",
+			    (unsigned long long)skel->bss->probe_fill_ok, PROBE_FILL);
+		if (skel->bss->probe_seen != mark && !reused++)
+			first_seen = skel->bss->probe_seen;
+	}
+	ktap_diag("deleted element reused within the same program run in %d of %d runs",
+		  reused, PROBE_ATTEMPTS);
+	if (reused)
+		ktap_diag("first: the old pointer read %#llx, the value of a key inserted after the delete",
+			  (unsigned long long)first_seen);
+	htab__destroy(skel);
+	KTAP_EXPECT(reused == 0, "freed elements were reused before a grace period");
+	return KTAP_PASS;
+}
+
+/*
+ * A steady overwrite (htab-mem's "overwrite": every update frees the
+ * element it replaces) keeps memory bounded: frees are reused after a
+ * grace period.  An allocator that never reused nor freed them would
+ * grow by about OVERWRITE_OPS * 64 bytes = 64 MiB, and the guest would
+ * run out of memory.
+ */
+#define OVERWRITE_KEYS	1024
+#define OVERWRITE_RUNS	16384
+#define OVERWRITE_OPS	(OVERWRITE_RUNS * 64)
+#define OVERWRITE_BOUND	(8 << 20)
+
+static enum ktap_result overwrite_memory_bounded(void)
+{
+	struct htab_params p = {
+		.type = BPF_MAP_TYPE_HASH,
+		.flags = BPF_F_NO_PREALLOC,
+		.value_size = sizeof(__u64),
+		.max_entries = OVERWRITE_KEYS,
+		.burst = 64,
+		.key_range = OVERWRITE_KEYS,
+	};
+	long long start, peak, end;
+	struct htab *skel;
+
+	KTAP_EXPECT(!memcg_enter("kit-reuse-overwrite"), "cannot set up a memory cgroup");
+	skel = htab_open(&p);
+	KTAP_EXPECT(skel, "cannot load the program");
+	/* Fill the key range first: from then on every update replaces. */
+	KTAP_EXPECT(!htab_test_run(skel->progs.overwrite, OVERWRITE_KEYS / 64), "fill failed");
+	start = memcg_current();
+	KTAP_EXPECT(!htab_test_run(skel->progs.overwrite, OVERWRITE_RUNS), "test run failed");
+	end = memcg_current();
+	peak = memcg_peak();
+	ktap_diag("%d overwrites of %d keys: memory.current %.2f -> %.2f MiB, memory.peak %.2f MiB, growth bound %.0f MiB",
+		  OVERWRITE_OPS, OVERWRITE_KEYS, MiB(start), MiB(end), MiB(peak), MiB(OVERWRITE_BOUND));
+	KTAP_EXPECT(skel->bss->updates_ok == OVERWRITE_OPS + OVERWRITE_KEYS,
+		    "%llu updates succeeded, %llu -ENOMEM",
+		    (unsigned long long)skel->bss->updates_ok,
+		    (unsigned long long)skel->bss->updates_nomem);
+	htab__destroy(skel);
+	KTAP_EXPECT(peak - start < OVERWRITE_BOUND, "memory grew by %.2f MiB", MiB(peak - start));
+	return KTAP_PASS;
+}
+
+/*
+ * Free many elements and destroy the map at once, so the destroy path
+ * runs while reuse and free callbacks are still queued; repeat for
+ * plain and per-cpu maps and small, medium and page-sized values.
+ * Afterwards the cgroup's memory must come back to where it started: a
+ * leak of the objects in flight would be several MiB.
+ */
+#define DESTROY_ROUNDS	20
+#define DESTROY_KEYS	512
+#define DESTROY_SLACK	(1 << 20)
+
+static int fill_and_drop(enum bpf_map_type type, __u32 value_size)
+{
+	struct htab_params p = {
+		.type = type,
+		.flags = BPF_F_NO_PREALLOC,
+		.value_size = value_size,
+		.max_entries = DESTROY_KEYS,
+		.burst = 64,
+		.key_range = DESTROY_KEYS,
+	};
+	struct htab *skel = htab_open(&p);
+	__u32 key;
+	int fd;
+
+	if (!skel)
+		return -1;
+	fd = bpf_map__fd(skel->maps.htab);
+	if (htab_test_run(skel->progs.overwrite, 2 * DESTROY_KEYS / 64))
+		goto err;
+	for (key = 0; key < DESTROY_KEYS; key++)
+		if (bpf_map_delete_elem(fd, &key)) {
+			ktap_diag("delete %u: %s", key, strerror(errno));
+			goto err;
+		}
+	htab__destroy(skel);
+	return 0;
+err:
+	htab__destroy(skel);
+	return -1;
+}
+
+static enum ktap_result destroy_with_callbacks_in_flight(void)
+{
+	static const __u32 sizes[] = { 8, 256, 4000 };
+	static const enum bpf_map_type types[] = { BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_PERCPU_HASH };
+	long long start, end;
+	unsigned int r, s, t;
+
+	KTAP_EXPECT(!memcg_enter("kit-reuse-destroy"), "cannot set up a memory cgroup");
+	/* One round first, so the baseline includes per-cgroup caches. */
+	KTAP_EXPECT(!fill_and_drop(BPF_MAP_TYPE_HASH, 8), "warm-up round failed");
+	start = memcg_wait_below(0, 500);
+	for (r = 0; r < DESTROY_ROUNDS; r++)
+		for (t = 0; t < 2; t++)
+			for (s = 0; s < 3; s++)
+				KTAP_EXPECT(!fill_and_drop(types[t], sizes[s]),
+					    "round %u, %s, value_size %u failed", r,
+					    t ? "percpu_hash" : "hash", sizes[s]);
+	end = memcg_wait_below(start + DESTROY_SLACK, 5000);
+	ktap_diag("%d maps destroyed with frees in flight: memory.current %.2f -> %.2f MiB (slack %.0f MiB)",
+		  DESTROY_ROUNDS * 6, MiB(start), MiB(end), MiB(DESTROY_SLACK));
+	KTAP_EXPECT(end <= start + DESTROY_SLACK, "memory did not come back: %.2f MiB more",
+		    MiB(end - start));
+	return KTAP_PASS;
+}
+
+/* Updates and deletes from BPF and from user space, every size class. */
+static enum ktap_result update_delete_all_sizes(void)
+{
+	static const __u32 sizes[] = { 8, 16, 64, 128, 192, 256, 512, 1024, 2048, 4000, 8192 };
+	unsigned int s, t;
+
+	for (t = 0; t < 2; t++) {
+		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			struct htab_params p = {
+				.type = t ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH,
+				.flags = BPF_F_NO_PREALLOC,
+				.value_size = sizes[s],
+				.max_entries = 256,
+				.burst = 64,
+			};
+			struct htab *skel = htab_open(&p);
+			size_t buf_size = htab_value_buf_size(&p);
+			void *val = calloc(1, buf_size);
+			__u32 key;
+			int fd;
+
+			KTAP_EXPECT(skel && val, "cannot set up value_size %u", sizes[s]);
+			fd = bpf_map__fd(skel->maps.htab);
+			/* BPF inserts 0..63, user space 64..127. */
+			KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, 1), "update run failed");
+			KTAP_EXPECT(skel->bss->updates_ok == 64, "value_size %u: %llu BPF updates",
+				    sizes[s], (unsigned long long)skel->bss->updates_ok);
+			for (key = 64; key < 128; key++)
+				KTAP_EXPECT(!bpf_map_update_elem(fd, &key, val, BPF_NOEXIST),
+					    "value_size %u: update %u: %s", sizes[s], key, strerror(errno));
+			/* BPF deletes 0..63, user space 64..127. */
+			KTAP_EXPECT(!htab_test_run(skel->progs.lookup_delete, 1), "delete run failed");
+			KTAP_EXPECT(skel->bss->deletes_ok == 64, "value_size %u: %llu BPF deletes",
+				    sizes[s], (unsigned long long)skel->bss->deletes_ok);
+			for (key = 64; key < 128; key++)
+				KTAP_EXPECT(!bpf_map_delete_elem(fd, &key),
+					    "value_size %u: delete %u: %s", sizes[s], key, strerror(errno));
+			KTAP_EXPECT(htab_count(fd) == 0, "map not empty");
+			free(val);
+			htab__destroy(skel);
+		}
+	}
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	{ "no_immediate_reuse", no_immediate_reuse },
+	{ "overwrite_memory_bounded", overwrite_memory_bounded },
+	{ "destroy_with_callbacks_in_flight", destroy_with_callbacks_in_flight },
+	{ "update_delete_all_sizes", update_delete_all_sizes },
+};
+
+KTAP_SUITE_MAIN("reuse", cases)
