@@ -37,6 +37,7 @@ const volatile __u32 key_range = 1;
 
 /* Results, read by the loader through the skeleton's bss. */
 __u32 next_key;
+__u32 next_del_key;
 __u64 runs;
 __u64 updates_ok;
 __u64 updates_nomem;
@@ -112,7 +113,10 @@ int overwrite(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
-/* Look up and then delete the keys [0, burst) that user space inserted. */
+/*
+ * Look up and then delete the next @burst keys, counting up from 0:
+ * the keys update_burst or user space inserted.
+ */
 SEC("xdp")
 int lookup_delete(struct xdp_md *ctx)
 {
@@ -120,7 +124,7 @@ int lookup_delete(struct xdp_md *ctx)
 	__u32 i;
 
 	for (i = 0; i < MAX_BURST && i < burst; i++) {
-		__u32 key = i;
+		__u32 key = next_del_key++;
 
 		val = bpf_map_lookup_elem(&htab, &key);
 		if (val && *val == key)
