@@ -89,21 +89,16 @@ $(CONFIG_STAMP): $(SRC_STAMP)
 	uml/configure $(SRC) $(OBJ) $(FRAGMENTS)
 	@rm -f $(STAMPS)/config-$(VARIANT)-$(FLAVOR)$(BASE_TAG)-* && touch $@
 
-# Kbuild knows which objects are stale; always ask it.
+# Kbuild knows which objects are stale; always ask it.  The default
+# build is also ./linux, so `./linux ubd0=rootfs.img` needs no wrapper.
 $(KERNEL): $(CONFIG_STAMP) FORCE
 	@echo "  KERNEL  $(OBJ) ($(VARIANT), $(FLAVOR))"
 	+@$(KMAKE) -s linux scripts_gdb
+ifeq ($(VARIANT)-$(FLAVOR)$(BASE_TAG),$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR))
+	@ln -sfn $(OBJ)/linux linux
+endif
 
 kernel: $(KERNEL)
-
-# ./linux is the default build, so `./linux ubd0=rootfs.img` needs no wrapper.
-linux: $(BUILD)/$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR)/linux
-	ln -sf $< $@
-
-ifneq ($(VARIANT)-$(FLAVOR)$(BASE_TAG),$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR))
-$(BUILD)/$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR)/linux: FORCE
-	+$(MAKE) VARIANT=$(DEFAULT_VARIANT) FLAVOR=$(DEFAULT_FLAVOR) KERNEL_SRC= kernel
-endif
 
 # --- root image -------------------------------------------------------------
 
@@ -164,8 +159,7 @@ help:
 	@echo '  test-guest   only the selftests on VARIANT/FLAVOR'
 	@echo '  test-matrix  every variant x flavor (long; not part of test)'
 	@echo '  shell        boot into a busybox shell in the guest'
-	@echo '  kernel       build the kernel of VARIANT/FLAVOR ($(OBJ)/linux)'
-	@echo '  linux        the ./linux symlink to the default build'
+	@echo '  kernel       build the kernel of VARIANT/FLAVOR ($(OBJ)/linux; the default one is also ./linux)'
 	@echo '  rootfs       build rootfs.img'
 	@echo '  loop-time    time touch memalloc.c -> rebuild -> boot -> results'
 	@echo '  deps         install the Debian packages the kit needs (root), or print the command'

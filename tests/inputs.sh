@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+# Bad input gets a clear error naming the thing and the fix, and leaves
+# no partial state behind.
+
+# make_n ARGS...: the kit's Makefile, dry-run, output in ./out.
+make_n() {
+	rc=0
+	make -n -C "$KIT" "$@" >out 2>&1 || rc=$?
+	[ $rc -ne 0 ] || fail "make $* succeeded"
+}
+
+test_unknown_variant() {
+	make_n VARIANT=no-such-variant run
+	expect_match out "unknown VARIANT 'no-such-variant'; known variants: .*base"
+	[ ! -e "$KIT/build/src/no-such-variant" ] || fail "a source tree was created"
+}
+
+test_unknown_flavor() {
+	make_n FLAVOR=no-such-flavor run
+	expect_match out "unknown FLAVOR 'no-such-flavor'; known flavors: .*default"
+}
+
+test_missing_kernel_src() {
+	make_n KERNEL_SRC=/no/such/tree run
+	expect_match out 'KERNEL_SRC=/no/such/tree is not a kernel tree'
+}
+
+# A kit of its own in $T (prepare-source finds patches next to itself)
+# and a two-file "kernel tree" to patch.
+fake_kit() {
+	mkdir -p kit/kernel/patches/bad kit/uml/patches tree/kernel/bpf
+	cp "$KIT/kernel/prepare-source" kit/kernel/
+	: >kit/uml/patches/series
+	printf 'kernelversion:\n\t@echo 6.1.0-fake\n' >tree/Makefile
+	printf 'int a;\nint b;\n' >tree/kernel/bpf/memalloc.c
+	cat >kit/kernel/patches/bad/0001-bad.patch <<'PATCH'
+--- a/kernel/bpf/memalloc.c
++++ b/kernel/bpf/memalloc.c
+@@ -1,2 +1,2 @@
+-int x;
++int y;
+ int b;
+PATCH
+	echo 0001-bad.patch >kit/kernel/patches/bad/series
+}
+
+test_patch_that_does_not_apply() {
+	fake_kit
+	cp -a tree tree.orig
+	rc=0
+	kit/kernel/prepare-source bad "$T/src/bad" "$T/tree" >out 2>&1 || rc=$?
+	[ $rc -ne 0 ] || fail "prepare-source succeeded"
+	expect_match out 'patch kernel/patches/bad/0001-bad.patch does not apply to kernel/bpf/memalloc.c'
+	[ ! -e src/bad ] || fail "a half-patched tree was left in place"
+	[ -z "$(ls src 2>/dev/null)" ] || fail "temporary trees left behind: $(ls src)"
+	diff -r tree tree.orig || fail "KERNEL_SRC was modified"
+}
+
+test_failed_patch_keeps_the_old_tree() {
+	fake_kit
+	echo '# nothing' >kit/kernel/patches/bad/series
+	kit/kernel/prepare-source bad "$T/src/bad" "$T/tree" >out 2>&1 || fail "empty series failed"
+	echo 0001-bad.patch >kit/kernel/patches/bad/series
+	! kit/kernel/prepare-source bad "$T/src/bad" "$T/tree" >out 2>&1 || fail "bad patch applied"
+	[ -f src/bad/kernel/bpf/memalloc.c ] || fail "the previous tree is gone"
+	[ "$(ls src)" = bad ] || fail "temporary trees left behind: $(ls src)"
+}
+
+test_series_names_missing_patch() {
+	fake_kit
+	echo 0002-missing.patch >kit/kernel/patches/bad/series
+	! kit/kernel/prepare-source bad "$T/src/bad" "$T/tree" >out 2>&1 || fail "succeeded"
+	expect_match out 'series lists 0002-missing.patch, which does not exist'
+}
+
+test_filter_matching_nothing() {
+	printf 'htab_syscall\nreuse\n' >suites
+	rc=0
+	"$KIT/tools/report/check-filter" 'reuse,nosuch*' suites >out 2>&1 || rc=$?
+	[ $rc -ne 0 ] || fail "check-filter accepted a glob that matches nothing"
+	expect_match out 'nosuch\* matches no test suite; suites are: htab_syscall reuse'
+	"$KIT/tools/report/check-filter" 'reuse.no_*,htab_*' suites || fail "good filter rejected"
+}
+
+test_missing_config_option_is_named() {
+	tree=$(ls -d "$KIT"/build/src/*/ 2>/dev/null | head -n 1)
+	[ -n "$tree" ] || skip "no unpacked kernel tree (make kernel first)"
+	# BPF_JIT cannot be enabled on UML: Kconfig drops it.
+	printf 'CONFIG_64BIT=y\nCONFIG_BPF_SYSCALL=y\nCONFIG_BPF_JIT=y\n' >frag.config
+	rc=0
+	"$KIT/uml/configure" "$tree" obj frag.config >out 2>&1 || rc=$?
+	[ $rc -ne 0 ] || fail "configure accepted a dropped option"
+	expect_match out 'CONFIG_BPF_JIT: asked y, got n'
+	[ ! -e obj/.config ] || fail "a .config without the option was left"
+}

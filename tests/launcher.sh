@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0
+# uml/run against a real kernel: the image is never written, a hung guest
+# and Ctrl-C leave no UML process behind.  Skipped until a kernel is built.
+
+uml_processes() {
+	# UML's processes all carry the run's umid on their command line.
+	pgrep -f "umid=kit-$1( |\$)" || true
+}
+
+image() {
+	[ -f "$KIT/rootfs.img" ] || skip "no rootfs.img (make rootfs first)"
+	echo "$KIT/rootfs.img"
+}
+
+test_timeout_kills_the_whole_guest() {
+	k=$(any_kernel) || skip "no kernel built (make kernel first)"
+	img=$(image)
+	sum=$(sha256sum <"$img")
+	rc=0
+	# The reuse suite runs for seconds: one second is a hang to the launcher.
+	"$KIT/uml/run" --timeout 1 --logdir logs --variant test --tests reuse "$k" "$img" >out 2>&1 &
+	pid=$!
+	wait $pid || rc=$?
+	[ $rc -ne 0 ] || fail "a timed-out run passed"
+	expect_match out 'PROBLEM guest hung: killed after 1 s'
+	expect_match out 'last console lines'
+	[ -z "$(uml_processes $pid)" ] || fail "UML processes left: $(uml_processes $pid)"
+	[ "$(sha256sum <"$img")" = "$sum" ] || fail "rootfs.img was modified"
+	[ -z "$(find logs -name '*.cow')" ] || fail "copy-on-write file left behind"
+}
+
+test_interrupt_leaves_no_process() {
+	k=$(any_kernel) || skip "no kernel built (make kernel first)"
+	img=$(image)
+	# A background job of a script starts with SIGINT ignored; a terminal's
+	# foreground job does not, so give it the default back.
+	env --default-signal=INT "$KIT/uml/run" --timeout 60 --logdir logs --variant test \
+		--tests reuse "$k" "$img" >out 2>&1 &
+	pid=$!
+	# Wait until the guest is running its tests, then Ctrl-C.
+	for _ in $(seq 50); do
+		grep -q 'KTAP version' logs/*/console.log 2>/dev/null && break
+		sleep 0.1
+	done
+	[ -n "$(uml_processes $pid)" ] || fail "the guest did not start"
+	kill -INT $pid
+	rc=0
+	wait $pid || rc=$?
+	[ $rc -eq 130 ] || fail "uml/run exited $rc after SIGINT, not 130"
+	expect_match out 'interrupted; guest killed'
+	[ -z "$(uml_processes $pid)" ] || fail "UML processes left: $(uml_processes $pid)"
+}
+
+test_run_directory_describes_the_run() {
+	k=$(any_kernel) || skip "no kernel built (make kernel first)"
+	img=$(image)
+	"$KIT/uml/run" --timeout 60 --logdir logs --variant test --tests htab_syscall "$k" "$img" >out 2>&1 ||
+		fail "run failed"
+	d=$(ls -d logs/*/)
+	for f in console.log run.conf results.ktap summary; do
+		[ -s "$d/$f" ] || fail "$d$f missing or empty"
+	done
+	expect_match "$d/run.conf" '^kernel=/'
+	expect_match "$d/run.conf" '^tests=htab_syscall$'
+	expect_match "$d/run.conf" '^exit=0$'
+	expect_match "$d/summary" '^5 passed, 0 failed, 0 skipped$'
+}

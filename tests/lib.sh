@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the host-side test cases (sourced by tests/run).
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+skip() {
+	echo "$*"
+	exit 4
+}
+
+# expect_match FILE REGEX: FILE has a line matching the extended REGEX.
+expect_match() {
+	grep -Eq -- "$2" "$1" || {
+		echo "--- $1:"
+		tail -n 15 "$1"
+		fail "no line of $1 matches /$2/"
+	}
+}
+
+expect_no_match() {
+	! grep -Eq -- "$2" "$1" || fail "$1 has a line matching /$2/: $(grep -E -- "$2" "$1" | head -n 1)"
+}
+
+# fixture_run NAME VARIANT EXIT: a run directory made of a captured log.
+fixture_run() {
+	mkdir -p "run-$1-$2"
+	cp "$TESTS/fixtures/$1.log" "run-$1-$2/console.log"
+	printf 'variant=%s\ntimeout=300\nexit=%s\n' "$2" "$3" >"run-$1-$2/run.conf"
+	echo "run-$1-$2"
+}
+
+# A kernel built by the kit, for the cases that boot one; skip if none.
+any_kernel() {
+	for k in "$KIT"/build/*-default/linux; do
+		[ -x "$k" ] && { echo "$k"; return 0; }
+	done
+	return 1
+}
+
+# The kunit tool of an unpacked tree, to check that KTAP is accepted.
+kunit_tool() {
+	for k in "$KIT"/build/src/*/tools/testing/kunit/kunit.py; do
+		[ -f "$k" ] && { echo "$k"; return 0; }
+	done
+	return 1
+}

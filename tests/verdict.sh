@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+# tools/report/verdict on captured console logs (tests/fixtures/).
+
+verdict() {
+	rc=0
+	"$KIT/tools/report/verdict" "$1" >out 2>&1 || rc=$?
+	echo "$rc"
+}
+
+test_passing_run_passes() {
+	r=$(fixture_run pass reuse-after-gp 0)
+	[ "$(verdict "$r")" = 0 ] || fail "verdict failed a passing run"
+	expect_match out '^8 passed, 0 failed, 0 skipped$'
+}
+
+test_failing_case_fails_the_run() {
+	# The same log with one case turned into a failure.
+	r=$(fixture_run pass reuse-after-gp 1)
+	sed -i 's/^    ok 2 overwrite_replaces_value/    not ok 2 overwrite_replaces_value/' "$r/console.log"
+	[ "$(verdict "$r")" = 1 ] || fail "verdict passed a run with a failed case"
+	expect_match out '^FAIL  htab_syscall.overwrite_replaces_value$'
+	expect_match out '^7 passed, 1 failed, 0 skipped$'
+}
+
+test_expected_failure_on_base() {
+	r=$(fixture_run reuse-base base 1)
+	[ "$(verdict "$r")" = 0 ] || fail "the declared failure on base failed the run"
+	expect_match out '^XFAIL reuse.no_immediate_reuse'
+	expect_match out '1 expected failures on base'
+}
+
+test_same_failure_on_other_variant_fails() {
+	r=$(fixture_run reuse-base reuse-after-gp 1)
+	[ "$(verdict "$r")" = 1 ] || fail "immediate reuse passed on reuse-after-gp"
+	expect_match out '^FAIL  reuse.no_immediate_reuse$'
+}
+
+test_unexpected_pass_fails() {
+	r=$(fixture_run reuse-base base 0)
+	sed -i 's/^    not ok 1 no_immediate_reuse/    ok 1 no_immediate_reuse/' "$r/console.log"
+	[ "$(verdict "$r")" = 1 ] || fail "XPASS did not fail the run"
+	expect_match out '^XPASS reuse.no_immediate_reuse'
+}
+
+test_panic_fails_with_last_lines() {
+	r=$(fixture_run panic reuse-after-gp 134)
+	[ "$(verdict "$r")" = 1 ] || fail "a panic passed"
+	expect_match out '^PROBLEM guest panicked'
+	expect_match out '^  \| .*Kernel panic'
+}
+
+test_hang_fails_with_last_lines() {
+	r=$(fixture_run hang reuse-after-gp timeout)
+	[ "$(verdict "$r")" = 1 ] || fail "a hung guest passed"
+	expect_match out '^PROBLEM guest hung: killed after 300 s'
+	expect_match out '^  \| .*overwrite_memory_bounded'
+	expect_match out 'report incomplete'
+}
+
+test_splat_fails_a_run_whose_tests_passed() {
+	for s in kasan lockdep warning; do
+		r=$(fixture_run pass reuse-after-gp 0)
+		# A splat of the kind, inserted after the first test's result,
+		# where the kernel would print it.
+		sed -i "/^ok 1 htab_syscall/r $TESTS/fixtures/splat-$s.txt" "$r/console.log"
+		[ "$(verdict "$r")" = 1 ] || fail "a $s splat did not fail the run"
+		expect_match out '^PROBLEM kernel splat on the console'
+		expect_match out '^8 passed, 1 failed'
+		rm -rf "$r"
+	done
+}
+
+test_test_diagnostics_are_not_splats() {
+	r=$(fixture_run pass reuse-after-gp 0)
+	sed -i 's/^    ok 1 update_then_lookup/    # WARNING: a test may say this\n    ok 1 update_then_lookup/' "$r/console.log"
+	[ "$(verdict "$r")" = 0 ] || fail "a test's diagnostic counted as a splat"
+}
+
+test_no_ktap_fails() {
+	r=$(fixture_run panic reuse-after-gp 0)
+	sed -i '/KTAP/d' "$r/console.log"
+	[ "$(verdict "$r")" = 1 ] || fail "a run with no KTAP passed"
+	expect_match out 'no KTAP report'
+}
+
+test_kunit_parser_accepts_fixtures() {
+	kunit=$(kunit_tool) || skip "no unpacked kernel tree with kunit.py (make kernel first)"
+	for f in pass reuse-base; do
+		tr -d '\r' <"$TESTS/fixtures/$f.log" >"$T/$f.log"
+		python3 "$kunit" parse "$T/$f.log" >"$f.parsed" 2>&1 || true
+		expect_match "$f.parsed" 'Testing complete\. Ran [0-9]+ tests'
+		expect_no_match "$f.parsed" 'ERROR|could not find|invalid KTAP'
+	done
+}
