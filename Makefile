@@ -9,6 +9,8 @@ FLAVOR ?= default
 KERNEL_SRC ?=
 T ?=
 TIMEOUT ?= 300
+# UML_PATCHES=no leaves out uml/patches: stock ARCH=um, to show what they fix.
+UML_PATCHES ?= yes
 JOBS ?= $(shell nproc)
 # Variants `make test` runs the selftests on (expected outcomes per
 # variant: tools/selftests/expected-failures).
@@ -44,6 +46,11 @@ endif
 ifneq ($(KERNEL_SRC),)
 BASE_TAG := @$(shell printf '%s' '$(KERNEL_SRC)' | sha256sum | cut -c1-8)
 endif
+ifeq ($(UML_PATCHES),no)
+BASE_TAG := -stock-um$(BASE_TAG)
+else ifneq ($(UML_PATCHES),yes)
+$(error UML_PATCHES must be yes or no, not '$(UML_PATCHES)')
+endif
 SRC := $(BUILD)/src/$(VARIANT)$(BASE_TAG)
 OBJ := $(BUILD)/$(VARIANT)-$(FLAVOR)$(BASE_TAG)
 KERNEL := $(OBJ)/linux
@@ -57,13 +64,18 @@ FRAGMENTS := uml/configs/base.config uml/configs/$(FLAVOR).config \
 # Stamps are keyed on the content of their inputs: edit a patch and the
 # tree is rebuilt; touch nothing and nothing happens.
 key = $(shell cat $(1) /dev/null | { cat; printf '%s' '$(2)'; } | sha256sum | cut -c1-16)
-SERIES_FILES := $(wildcard uml/patches/* kernel/patches/$(VARIANT)/*)
+SERIES_FILES := $(wildcard $(if $(filter yes,$(UML_PATCHES)),uml/patches/*) kernel/patches/$(VARIANT)/*)
 SRC_KEY := $(call key,$(SERIES_FILES) kernel/prepare-source,$(KERNEL_SRC))
 SRC_STAMP := $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-$(SRC_KEY)
 CONFIG_KEY := $(call key,$(FRAGMENTS) uml/configure,$(SRC_KEY))
 CONFIG_STAMP := $(STAMPS)/config-$(VARIANT)-$(FLAVOR)$(BASE_TAG)-$(CONFIG_KEY)
 
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
+# Variants share most of their sources: let ccache hit across the trees
+# under build/src.  Debug info of a hit then names the file in the tree
+# that was compiled first, which has the same content.
+export CCACHE_BASEDIR := $(KIT)
+export CCACHE_NOHASHDIR := 1
 KBUILD_CC := $(if $(shell command -v ccache),ccache gcc,gcc)
 KMAKE = $(MAKE) -C $(SRC) ARCH=um O=$(KIT)/$(OBJ) CC="$(KBUILD_CC)" -j$(JOBS)
 
@@ -82,7 +94,7 @@ $(DEPS_STAMP): scripts/deps
 # --- kernel -----------------------------------------------------------------
 
 $(SRC_STAMP): | $(DEPS_STAMP)
-	kernel/prepare-source $(VARIANT) $(SRC) $(KERNEL_SRC)
+	UML_PATCHES=$(UML_PATCHES) kernel/prepare-source $(VARIANT) $(SRC) $(KERNEL_SRC)
 	@mkdir -p $(@D) && rm -f $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-* && touch $@
 
 $(CONFIG_STAMP): $(SRC_STAMP)
@@ -106,7 +118,7 @@ include rootfs/rootfs.mk
 
 # --- running ----------------------------------------------------------------
 
-RUN = uml/run --timeout $(TIMEOUT) --logdir $(LOGS) --variant $(VARIANT) $(if $(T),--tests '$(T)')
+RUN = uml/run --timeout $(TIMEOUT) --logdir $(LOGS) --variant $(VARIANT)$(BASE_TAG) $(if $(T),--tests '$(T)')
 
 run: $(KERNEL) $(IMAGE) check-filter
 	$(RUN) $(KERNEL) $(IMAGE)
@@ -172,5 +184,6 @@ help:
 	@echo '  KERNEL_SRC=<tree>     base tree instead of /usr/src/linux-source-6.1.tar.xz (copied, never modified)'
 	@echo '  T=<glob>[,<glob>]     run only suites (or suite.case) matching, e.g. T=reuse or T=irq_work.xdp_*'
 	@echo '  TIMEOUT=$(TIMEOUT)         seconds before a hung guest is killed'
+	@echo '  UML_PATCHES=$(UML_PATCHES)     no: leave out uml/patches (stock ARCH=um, to compare)'
 	@echo '  JOBS=$(JOBS)             parallel kernel build jobs'
 	@echo '  TEST_VARIANTS="$(TEST_VARIANTS)"  variants make test boots'

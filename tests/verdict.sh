@@ -92,3 +92,13 @@ test_kunit_parser_accepts_fixtures() {
 		expect_no_match "$f.parsed" 'ERROR|could not find|invalid KTAP'
 	done
 }
+
+test_suite_pattern_in_expected_failures() {
+	printf 'other\treuse.*\tthe whole suite fails on other\n' >expected
+	r=$(fixture_run reuse-base other 1)
+	rc=0
+	EXPECTED=$T/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
+	[ $rc -eq 1 ] || fail "passing cases of an all-fail suite did not fail the run"
+	expect_match out '^XFAIL reuse.no_immediate_reuse'
+	expect_match out '^XPASS reuse.overwrite_memory_bounded'
+}

@@ -35,7 +35,7 @@ struct htab *htab_open(const struct htab_params *p)
 	return skel;
 }
 
-int htab_test_run(struct bpf_program *prog, int repeat)
+int htab_test_run(struct bpf_program *prog, int repeat, __u32 *avg_ns)
 {
 	char pkt[64] = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
@@ -51,6 +51,8 @@ int htab_test_run(struct bpf_program *prog, int repeat)
 		ktap_diag("BPF_PROG_TEST_RUN %s: %s", bpf_program__name(prog), strerror(errno));
 		return err;
 	}
+	if (avg_ns)
+		*avg_ns = opts.duration;
 	if (opts.retval != XDP_PASS) {
 		ktap_diag("%s returned %u, not XDP_PASS", bpf_program__name(prog), opts.retval);
 		return -EINVAL;

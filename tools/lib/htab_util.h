@@ -21,10 +21,11 @@ struct htab_params {
 struct htab *htab_open(const struct htab_params *p);
 
 /*
- * Run @prog @repeat times with BPF_PROG_TEST_RUN on a dummy packet.
+ * Run @prog @repeat times with BPF_PROG_TEST_RUN on a dummy packet; the
+ * kernel's average time per run goes to *@avg_ns if not NULL.
  * Returns 0, or -errno with a diagnostic printed.
  */
-int htab_test_run(struct bpf_program *prog, int repeat);
+int htab_test_run(struct bpf_program *prog, int repeat, __u32 *avg_ns);
 
 /* Number of entries in a hash map, by walking its keys. */
 int htab_count(int map_fd);

@@ -27,7 +27,7 @@ static enum ktap_result prog_updates_are_visible(void)
 	__u32 key;
 
 	KTAP_EXPECT(skel, "cannot load the program");
-	KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, 1), "test run failed");
+	KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, 1, NULL), "test run failed");
 	KTAP_EXPECT(skel->bss->runs == 1, "program ran %llu times", (unsigned long long)skel->bss->runs);
 	KTAP_EXPECT(skel->bss->updates_ok == BURST, "%llu of %d updates succeeded (%llu -ENOMEM)",
 		    (unsigned long long)skel->bss->updates_ok, BURST,
@@ -48,7 +48,7 @@ static enum ktap_result repeat_runs_the_program_n_times(void)
 
 	KTAP_EXPECT(skel, "cannot load the program");
 	fd = bpf_map__fd(skel->maps.htab);
-	KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, 8), "test run failed");
+	KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, 8, NULL), "test run failed");
 	KTAP_EXPECT(skel->bss->runs == 8, "program ran %llu times", (unsigned long long)skel->bss->runs);
 	KTAP_EXPECT(htab_count(fd) == 8 * BURST, "map holds %d keys", htab_count(fd));
 	htab__destroy(skel);
@@ -68,7 +68,7 @@ static enum ktap_result prog_lookup_and_delete(void)
 		val = key;
 		KTAP_EXPECT(!bpf_map_update_elem(fd, &key, &val, BPF_NOEXIST), "%s", strerror(errno));
 	}
-	KTAP_EXPECT(!htab_test_run(skel->progs.lookup_delete, 1), "test run failed");
+	KTAP_EXPECT(!htab_test_run(skel->progs.lookup_delete, 1, NULL), "test run failed");
 	KTAP_EXPECT(skel->bss->lookups_ok == BURST, "%llu lookups found the right value",
 		    (unsigned long long)skel->bss->lookups_ok);
 	KTAP_EXPECT(skel->bss->deletes_ok == BURST, "%llu deletes succeeded",

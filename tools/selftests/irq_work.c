@@ -31,6 +31,7 @@ static enum ktap_result xdp_updates(__u32 value_size)
 	};
 	int runs = MAX_BYTES / ((value_size + 64) * BURST);
 	struct htab *skel;
+	__u32 avg_ns = 0;
 	__u64 want;
 
 	if (runs > MAX_RUNS)
@@ -39,11 +40,11 @@ static enum ktap_result xdp_updates(__u32 value_size)
 	p.max_entries = want;
 	skel = htab_open(&p);
 	KTAP_EXPECT(skel, "cannot load the program");
-	KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, runs), "test run failed");
-	ktap_diag("value_size %u: %d runs x %d updates: %llu ok, %llu -ENOMEM, %llu other errors",
+	KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, runs, &avg_ns), "test run failed");
+	ktap_diag("value_size %u: %d runs x %d updates: %llu ok, %llu -ENOMEM, %llu other errors, %.2f ms per 1000 runs",
 		  value_size, runs, BURST, (unsigned long long)skel->bss->updates_ok,
 		  (unsigned long long)skel->bss->updates_nomem,
-		  (unsigned long long)skel->bss->updates_other_err);
+		  (unsigned long long)skel->bss->updates_other_err, avg_ns / 1000.0);
 	KTAP_EXPECT(skel->bss->updates_nomem == 0, "allocation failed below max_entries");
 	KTAP_EXPECT(skel->bss->updates_ok == want, "not every update succeeded");
 	htab__destroy(skel);

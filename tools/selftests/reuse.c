@@ -46,7 +46,7 @@ static enum ktap_result no_immediate_reuse(void)
 			    "insert probe key %u: %s", key, strerror(errno));
 		skel->bss->probe_key = key;
 		skel->bss->probe_fill_ok = 0;
-		KTAP_EXPECT(!htab_test_run(skel->progs.reuse_probe, 1),
+		KTAP_EXPECT(!htab_test_run(skel->progs.reuse_probe, 1, NULL),
 			    "probe run failed (probe_err %lld)", (long long)skel->bss->probe_err);
 		KTAP_EXPECT(skel->bss->probe_fill_ok == PROBE_FILL, "%llu of %d inserts succeeded",
 			    (unsigned long long)skel->bss->probe_fill_ok, PROBE_FILL);
@@ -92,9 +92,9 @@ static enum ktap_result overwrite_memory_bounded(void)
 	skel = htab_open(&p);
 	KTAP_EXPECT(skel, "cannot load the program");
 	/* Fill the key range first: from then on every update replaces. */
-	KTAP_EXPECT(!htab_test_run(skel->progs.overwrite, OVERWRITE_KEYS / 64), "fill failed");
+	KTAP_EXPECT(!htab_test_run(skel->progs.overwrite, OVERWRITE_KEYS / 64, NULL), "fill failed");
 	start = memcg_current();
-	KTAP_EXPECT(!htab_test_run(skel->progs.overwrite, OVERWRITE_RUNS), "test run failed");
+	KTAP_EXPECT(!htab_test_run(skel->progs.overwrite, OVERWRITE_RUNS, NULL), "test run failed");
 	end = memcg_current();
 	peak = memcg_peak();
 	ktap_diag("%d overwrites of %d keys: memory.current %.2f -> %.2f MiB, memory.peak %.2f MiB, growth bound %.0f MiB",
@@ -145,7 +145,7 @@ static int fill_and_drop(enum bpf_map_type type, __u32 value_size)
 	fd = bpf_map__fd(skel->maps.htab);
 	/* Fill every key, then overwrite each once: half the frees in flight. */
 	for (i = 0; i < 2 * DESTROY_KEYS / PCPU_BURST; i++)
-		if (htab_test_run(skel->progs.overwrite, 1))
+		if (htab_test_run(skel->progs.overwrite, 1, NULL))
 			goto err;
 	if (skel->bss->updates_ok != 2 * DESTROY_KEYS) {
 		ktap_diag("%llu of %d updates succeeded, %llu -ENOMEM",
@@ -223,7 +223,7 @@ static enum ktap_result update_delete(enum bpf_map_type type, __u32 value_size)
 	fd = bpf_map__fd(skel->maps.htab);
 	/* BPF inserts 0..63, user space 64..127. */
 	while (skel->bss->runs < 64 / p.burst)
-		KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, 1), "update run failed");
+		KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, 1, NULL), "update run failed");
 	KTAP_EXPECT(skel->bss->updates_ok == 64,
 		    "%s value_size %u: %llu BPF updates ok, %llu -ENOMEM, %llu other errors",
 		    name, value_size, (unsigned long long)skel->bss->updates_ok,
@@ -236,7 +236,7 @@ static enum ktap_result update_delete(enum bpf_map_type type, __u32 value_size)
 	while (skel->bss->deletes_ok < 64) {
 		__u64 before = skel->bss->deletes_ok;
 
-		KTAP_EXPECT(!htab_test_run(skel->progs.lookup_delete, 1), "delete run failed");
+		KTAP_EXPECT(!htab_test_run(skel->progs.lookup_delete, 1, NULL), "delete run failed");
 		KTAP_EXPECT(skel->bss->deletes_ok > before, "%s value_size %u: %llu BPF deletes",
 			    name, value_size, (unsigned long long)skel->bss->deletes_ok);
 	}
