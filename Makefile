@@ -9,6 +9,8 @@ FLAVOR ?= default
 KERNEL_SRC ?=
 T ?=
 TIMEOUT ?= 300
+# Length of each long suite of `make stress`.
+STRESS_SECONDS ?= 180
 # UML_PATCHES=no leaves out uml/patches: stock ARCH=um, to show what they fix.
 UML_PATCHES ?= yes
 JOBS ?= $(shell nproc)
@@ -80,7 +82,7 @@ KBUILD_CC := $(if $(shell command -v ccache),ccache gcc,gcc)
 KMAKE = $(MAKE) -C $(SRC) ARCH=um O=$(KIT)/$(OBJ) CC="$(KBUILD_CC)" -j$(JOBS)
 
 .PHONY: all help deps kernel rootfs run shell test test-host test-guest \
-	test-matrix loop-time clean distclean FORCE
+	test-matrix stress loop-time clean distclean FORCE
 .DEFAULT_GOAL := help
 
 # --- dependencies -----------------------------------------------------------
@@ -143,6 +145,11 @@ test-host: deps
 test-guest: $(KERNEL) $(IMAGE) check-filter
 	$(RUN) --ktap-out $(LOGS)/last-$(VARIANT)-$(FLAVOR).ktap $(KERNEL) $(IMAGE)
 
+# The long suites (tools/stress/), KTAP like the rest: not part of `make test`.
+stress: $(KERNEL) $(IMAGE)
+	uml/run --timeout $$(($(STRESS_SECONDS) + 300)) --logdir $(LOGS) --variant $(VARIANT)$(BASE_TAG) \
+		$(KERNEL) $(IMAGE) -- kit.stress=$(STRESS_SECONDS) kit.timeout=$$(($(STRESS_SECONDS) + 240))
+
 # Every variant with every flavor: long; not part of `make test`.
 test-matrix: deps
 	@for f in $(FLAVORS); do tests/run-all --flavor $$f $(VARIANTS) || exit 1; done
@@ -170,6 +177,7 @@ help:
 	@echo '  test-host    only the kit'"'"'s own host-side tests (tests/)'
 	@echo '  test-guest   only the selftests on VARIANT/FLAVOR'
 	@echo '  test-matrix  every variant x flavor (long; not part of test)'
+	@echo '  stress       the long mixed reuse run (tools/stress/, STRESS_SECONDS each)'
 	@echo '  shell        boot into a busybox shell in the guest'
 	@echo '  kernel       build the kernel of VARIANT/FLAVOR ($(OBJ)/linux; the default one is also ./linux)'
 	@echo '  rootfs       build rootfs.img'
@@ -184,6 +192,7 @@ help:
 	@echo '  KERNEL_SRC=<tree>     base tree instead of /usr/src/linux-source-6.1.tar.xz (copied, never modified)'
 	@echo '  T=<glob>[,<glob>]     run only suites (or suite.case) matching, e.g. T=reuse or T=irq_work.xdp_*'
 	@echo '  TIMEOUT=$(TIMEOUT)         seconds before a hung guest is killed'
+	@echo '  STRESS_SECONDS=$(STRESS_SECONDS)  length of each suite of make stress'
 	@echo '  UML_PATCHES=$(UML_PATCHES)     no: leave out uml/patches (stock ARCH=um, to compare)'
 	@echo '  JOBS=$(JOBS)             parallel kernel build jobs'
 	@echo '  TEST_VARIANTS="$(TEST_VARIANTS)"  variants make test boots'

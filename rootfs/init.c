@@ -13,6 +13,8 @@
  *                         globs also pick cases inside a suite
  *   kit.timeout=SECONDS   per-suite timeout (default 120)
  *   kit.shell             start a busybox shell instead of the tests
+ *   kit.stress[=SECONDS]  run the long suites of STRESS_DIR instead, each
+ *                         for SECONDS (default 180; KIT_STRESS_SECONDS)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -34,6 +36,7 @@
 #include <unistd.h>
 
 #define SUITE_DIR	"/usr/lib/kit/selftests"
+#define STRESS_DIR	"/usr/lib/kit/stress"
 #define MAX_SUITES	64
 #define MAX_GLOBS	16
 #define KSFT_SKIP	4
@@ -43,6 +46,7 @@ struct options {
 	int nr_globs;
 	int timeout;
 	bool shell;
+	const char *dir;
 };
 
 static void warn(const char *fmt, ...)
@@ -71,6 +75,7 @@ static void mount_all(void)
 	mount_one("tmpfs", "/tmp", "mode=1777");
 	mount_one("tmpfs", "/run", "mode=0755");
 	mount_one("bpf", "/sys/fs/bpf", NULL);
+	mount_one("debugfs", "/sys/kernel/debug", NULL);
 	mount_one("cgroup2", "/sys/fs/cgroup", NULL);
 }
 
@@ -81,6 +86,7 @@ static void parse_cmdline(struct options *opt)
 	FILE *f;
 
 	opt->timeout = 120;
+	opt->dir = SUITE_DIR;
 	f = fopen("/proc/cmdline", "r");
 	if (!f || !fgets(buf, sizeof(buf), f)) {
 		warn("cannot read /proc/cmdline, using defaults");
@@ -103,6 +109,10 @@ static void parse_cmdline(struct options *opt)
 				opt->timeout = 120;
 		} else if (!strcmp(tok, "kit.shell")) {
 			opt->shell = true;
+		} else if (!strncmp(tok, "kit.stress", 10)) {
+			opt->dir = STRESS_DIR;
+			if (tok[10] == '=')
+				setenv("KIT_STRESS_SECONDS", tok + 11, 1);
 		}
 	}
 }
@@ -141,15 +151,15 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int list_suites(char **names)
+static int list_suites(const char *dir, char **names)
 {
 	struct dirent *de;
 	int n = 0;
 	DIR *d;
 
-	d = opendir(SUITE_DIR);
+	d = opendir(dir);
 	if (!d) {
-		warn("%s: %s", SUITE_DIR, strerror(errno));
+		warn("%s: %s", dir, strerror(errno));
 		return 0;
 	}
 	while ((de = readdir(d)) && n < MAX_SUITES) {
@@ -190,7 +200,8 @@ static void relay(int fd, char *line, size_t *len, size_t size, bool flush)
 
 enum outcome { PASSED, FAILED, SKIPPED, TIMED_OUT };
 
-static enum outcome run_suite(const char *name, const char *case_glob, int timeout, int *status)
+static enum outcome run_suite(const char *dir, const char *name, const char *case_glob,
+			      int timeout, int *status)
 {
 	char path[512], line[4096];
 	struct timespec start, now;
@@ -199,7 +210,7 @@ static enum outcome run_suite(const char *name, const char *case_glob, int timeo
 	int pfd[2];
 	pid_t pid;
 
-	snprintf(path, sizeof(path), "%s/%s", SUITE_DIR, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (pipe(pfd))
 		return FAILED;
 	fflush(stdout);
@@ -261,7 +272,7 @@ static int run_tests(const struct options *opt)
 	char *names[MAX_SUITES], *chosen[MAX_SUITES];
 	int n, i, nr_chosen = 0, failed = 0;
 
-	n = list_suites(names);
+	n = list_suites(opt->dir, names);
 	for (i = 0; i < n; i++)
 		if (suite_selected(opt, names[i], &case_globs[nr_chosen]))
 			chosen[nr_chosen++] = names[i];
@@ -272,7 +283,7 @@ static int run_tests(const struct options *opt)
 	for (i = 0; i < nr_chosen; i++) {
 		int status = 0;
 
-		switch (run_suite(chosen[i], case_globs[i], opt->timeout, &status)) {
+		switch (run_suite(opt->dir, chosen[i], case_globs[i], opt->timeout, &status)) {
 		case PASSED:
 			printf("ok %d %s\n", i + 1, chosen[i]);
 			break;

@@ -17,7 +17,10 @@ BPF_PROGS := $(wildcard tools/progs/*.bpf.c)
 SKELETONS := $(patsubst tools/progs/%.bpf.c,$(R)/gen/%.skel.h,$(BPF_PROGS))
 SUITES := $(patsubst tools/selftests/%.c,%,$(wildcard tools/selftests/*.c))
 SUITE_BINS := $(patsubst %,$(R)/bin/%,$(SUITES))
-GUEST_LIB := $(patsubst tools/lib/%.c,$(R)/obj/%.o,$(wildcard tools/lib/*.c))
+STRESS_BINS := $(patsubst tools/stress/%.c,$(R)/stress/%,$(wildcard tools/stress/*.c))
+# An archive, so each program links only the helpers it uses.
+GUEST_LIB := $(R)/libkit.a
+GUEST_OBJS := $(patsubst tools/lib/%.c,$(R)/obj/%.o,$(wildcard tools/lib/*.c))
 ROOTFS_SUITES_LIST := $(R)/suites
 
 $(R)/gen/%.bpf.o: tools/progs/%.bpf.c | $(DEPS_STAMP)
@@ -34,7 +37,16 @@ $(R)/obj/%.o: tools/lib/%.c $(wildcard tools/lib/*.h) $(SKELETONS)
 	@echo "  CC      $@"
 	@$(CC) $(GUEST_CFLAGS) -c $< -o $@
 
+$(GUEST_LIB): $(GUEST_OBJS)
+	@rm -f $@
+	@ar rcs $@ $^
+
 $(R)/bin/%: tools/selftests/%.c $(GUEST_LIB) $(wildcard tools/lib/*.h) $(SKELETONS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	@$(CC) $(GUEST_CFLAGS) $< $(GUEST_LIB) -o $@ $(GUEST_LDLIBS)
+
+$(R)/stress/%: tools/stress/%.c $(GUEST_LIB) $(wildcard tools/lib/*.h) $(SKELETONS)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(GUEST_CFLAGS) $< $(GUEST_LIB) -o $@ $(GUEST_LDLIBS)
@@ -47,8 +59,8 @@ $(R)/init: rootfs/init.c | $(DEPS_STAMP)
 $(ROOTFS_SUITES_LIST): $(SUITE_BINS)
 	@printf '%s\n' $(SUITES) > $@
 
-$(IMAGE): rootfs/mkimage $(R)/init $(SUITE_BINS) $(ROOTFS_SUITES_LIST)
-	rootfs/mkimage $@ $(R)/init $(SUITE_BINS)
+$(IMAGE): rootfs/mkimage $(R)/init $(SUITE_BINS) $(STRESS_BINS) $(ROOTFS_SUITES_LIST)
+	rootfs/mkimage $@ $(R)/init "$(SUITE_BINS)" "$(STRESS_BINS)"
 
 rootfs: $(IMAGE)
 .SECONDARY:

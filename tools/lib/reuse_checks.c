@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The checks of the reuse-after-RCU-GP semantics, shared by the reuse
+ * selftest suite (tools/selftests/reuse.c) and the long stress run
+ * (tools/stress/reuse_stress.c).  See reuse_checks.h.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "htab_util.h"
+#include "ktap.h"
+#include "memcg.h"
+#include "reuse_checks.h"
+
+#define PROBE_ATTEMPTS	100
+#define PROBE_FILL	8
+#define PROBE_MARK	0x01dc0de0ULL
+
+enum ktap_result reuse_no_immediate_reuse(void)
+{
+	struct htab_params p = {
+		.type = BPF_MAP_TYPE_HASH,
+		.flags = BPF_F_NO_PREALLOC,
+		.value_size = sizeof(__u64),
+		.max_entries = PROBE_ATTEMPTS * (PROBE_FILL + 1),
+	};
+	struct htab *skel = htab_open(&p);
+	int i, fd, reused = 0;
+	__u64 first_seen = 0;
+
+	KTAP_EXPECT(skel, "cannot load the program");
+	fd = bpf_map__fd(skel->maps.htab);
+	skel->bss->probe_fill = PROBE_FILL;
+	for (i = 0; i < PROBE_ATTEMPTS; i++) {
+		__u32 key = i * (PROBE_FILL + 1);
+		__u64 mark = PROBE_MARK + i;
+
+		KTAP_EXPECT(!bpf_map_update_elem(fd, &key, &mark, BPF_NOEXIST),
+			    "insert probe key %u: %s", key, strerror(errno));
+		skel->bss->probe_key = key;
+		skel->bss->probe_fill_ok = 0;
+		KTAP_EXPECT(!htab_test_run(skel->progs.reuse_probe, 1, NULL),
+			    "probe run failed (probe_err %lld)", (long long)skel->bss->probe_err);
+		KTAP_EXPECT(skel->bss->probe_fill_ok == PROBE_FILL, "%llu of %d inserts succeeded",
+			    (unsigned long long)skel->bss->probe_fill_ok, PROBE_FILL);
+		if (skel->bss->probe_seen != mark && !reused++)
+			first_seen = skel->bss->probe_seen;
+	}
+	ktap_diag("deleted element reused within the same program run in %d of %d runs",
+		  reused, PROBE_ATTEMPTS);
+	if (reused)
+		ktap_diag("first: the old pointer read %#llx, the value of a key inserted after the delete",
+			  (unsigned long long)first_seen);
+	htab__destroy(skel);
+	KTAP_EXPECT(reused == 0, "freed elements were reused before a grace period");
+	return KTAP_PASS;
+}
+
+/*
+ * A steady overwrite (htab-mem's "overwrite": every update frees the
+ * element it replaces) keeps memory bounded: frees are reused after a
+ * grace period.  An allocator that never reused nor freed them would
+ * grow by about OVERWRITE_OPS * 64 bytes = 64 MiB, and the guest would
+ * run out of memory.
+ */
+#define OVERWRITE_KEYS	1024
+#define OVERWRITE_RUNS	16384
+#define OVERWRITE_OPS	(OVERWRITE_RUNS * 64)
+#define OVERWRITE_BOUND	(8 << 20)
+
+enum ktap_result reuse_overwrite_memory_bounded(void)
+{
+	struct htab_params p = {
+		.type = BPF_MAP_TYPE_HASH,
+		.flags = BPF_F_NO_PREALLOC,
+		.value_size = sizeof(__u64),
+		.max_entries = OVERWRITE_KEYS,
+		.burst = 64,
+		.key_range = OVERWRITE_KEYS,
+	};
+	long long start, peak, end;
+	struct htab *skel;
+
+	KTAP_EXPECT(!memcg_enter("kit-reuse-overwrite"), "cannot set up a memory cgroup");
+	skel = htab_open(&p);
+	KTAP_EXPECT(skel, "cannot load the program");
+	/* Fill the key range first: from then on every update replaces. */
+	KTAP_EXPECT(!htab_test_run(skel->progs.overwrite, OVERWRITE_KEYS / 64, NULL), "fill failed");
+	start = memcg_current();
+	KTAP_EXPECT(!htab_test_run(skel->progs.overwrite, OVERWRITE_RUNS, NULL), "test run failed");
+	end = memcg_current();
+	peak = memcg_peak();
+	ktap_diag("%d overwrites of %d keys: memory.current %.2f -> %.2f MiB, memory.peak %.2f MiB, growth bound %.0f MiB",
+		  OVERWRITE_OPS, OVERWRITE_KEYS, MiB(start), MiB(end), MiB(peak), MiB(OVERWRITE_BOUND));
+	KTAP_EXPECT(skel->bss->updates_ok == OVERWRITE_OPS + OVERWRITE_KEYS,
+		    "%llu updates succeeded, %llu -ENOMEM",
+		    (unsigned long long)skel->bss->updates_ok,
+		    (unsigned long long)skel->bss->updates_nomem);
+	htab__destroy(skel);
+	KTAP_EXPECT(peak - start < OVERWRITE_BOUND, "memory grew by %.2f MiB", MiB(peak - start));
+	return KTAP_PASS;
+}
+
+/*
+ * Free many elements and destroy the map at once, so the destroy path
+ * runs while reuse and free callbacks are still queued; repeat for
+ * plain and per-cpu maps and small, medium and page-sized values.
+ * Afterwards the cgroup's memory must come back to where it started: a
+ * leak of the objects in flight would be several MiB.
+ */
+#define DESTROY_ROUNDS	20
+#define DESTROY_KEYS	512
+#define DESTROY_SLACK	(1 << 20)
+/*
+ * Per-cpu values come from the percpu allocator, which serves
+ * GFP_NOWAIT requests only from pages populated in advance by a
+ * workqueue; a program run cannot wait for that, so per-cpu maps get
+ * small bursts, one per run, as the allocator is designed for.
+ */
+#define PCPU_BURST	16
+
+static int fill_and_drop(enum bpf_map_type type, __u32 value_size)
+{
+	struct htab_params p = {
+		.type = type,
+		.flags = BPF_F_NO_PREALLOC,
+		.value_size = value_size,
+		.max_entries = DESTROY_KEYS,
+		.burst = PCPU_BURST,
+		.key_range = DESTROY_KEYS,
+	};
+	struct htab *skel = htab_open(&p);
+	__u32 key;
+	int i, fd;
+
+	if (!skel)
+		return -1;
+	fd = bpf_map__fd(skel->maps.htab);
+	/* Fill every key, then overwrite each once: half the frees in flight. */
+	for (i = 0; i < 2 * DESTROY_KEYS / PCPU_BURST; i++)
+		if (htab_test_run(skel->progs.overwrite, 1, NULL))
+			goto err;
+	if (skel->bss->updates_ok != 2 * DESTROY_KEYS) {
+		ktap_diag("%llu of %d updates succeeded, %llu -ENOMEM",
+			  (unsigned long long)skel->bss->updates_ok, 2 * DESTROY_KEYS,
+			  (unsigned long long)skel->bss->updates_nomem);
+		goto err;
+	}
+	for (key = 0; key < DESTROY_KEYS; key++)
+		if (bpf_map_delete_elem(fd, &key)) {
+			ktap_diag("delete %u: %s", key, strerror(errno));
+			goto err;
+		}
+	htab__destroy(skel);
+	return 0;
+err:
+	htab__destroy(skel);
+	return -1;
+}
+
+enum ktap_result reuse_destroy_with_callbacks_in_flight(void)
+{
+	static const struct {
+		enum bpf_map_type type;
+		__u32 value_size;
+	} maps[] = {
+		{ BPF_MAP_TYPE_HASH, 8 },
+		{ BPF_MAP_TYPE_HASH, 256 },
+		{ BPF_MAP_TYPE_HASH, 4000 },
+		{ BPF_MAP_TYPE_PERCPU_HASH, 8 },
+		{ BPF_MAP_TYPE_PERCPU_HASH, 256 },
+	};
+	const unsigned int nr_maps = sizeof(maps) / sizeof(maps[0]);
+	long long start, end;
+	unsigned int r, m;
+
+	KTAP_EXPECT(!memcg_enter("kit-reuse-destroy"), "cannot set up a memory cgroup");
+	/* One round first, so the baseline includes per-cgroup caches. */
+	KTAP_EXPECT(!fill_and_drop(BPF_MAP_TYPE_HASH, 8), "warm-up round failed");
+	start = memcg_wait_below(0, 500);
+	for (r = 0; r < DESTROY_ROUNDS; r++)
+		for (m = 0; m < nr_maps; m++)
+			KTAP_EXPECT(!fill_and_drop(maps[m].type, maps[m].value_size),
+				    "round %u, %s, value_size %u failed", r,
+				    maps[m].type == BPF_MAP_TYPE_HASH ? "hash" : "percpu_hash",
+				    maps[m].value_size);
+	end = memcg_wait_below(start + DESTROY_SLACK, 5000);
+	ktap_diag("%d maps destroyed with frees in flight: memory.current %.2f -> %.2f MiB (slack %.0f MiB)",
+		  DESTROY_ROUNDS * nr_maps, MiB(start), MiB(end), MiB(DESTROY_SLACK));
+	KTAP_EXPECT(end <= start + DESTROY_SLACK, "memory did not come back: %.2f MiB more",
+		    MiB(end - start));
+	return KTAP_PASS;
+}
+
+/*
+ * Updates and deletes from BPF and from user space, every size class of
+ * plain hash maps and the per-cpu sizes up to 512 bytes (the limit
+ * bpf_global_percpu_ma later adopted upstream).
+ */
+static enum ktap_result update_delete(enum bpf_map_type type, __u32 value_size)
+{
+	struct htab_params p = {
+		.type = type,
+		.flags = BPF_F_NO_PREALLOC,
+		.value_size = value_size,
+		.max_entries = 256,
+		.burst = type == BPF_MAP_TYPE_HASH ? 64 : PCPU_BURST,
+	};
+	const char *name = type == BPF_MAP_TYPE_HASH ? "hash" : "percpu_hash";
+	struct htab *skel = htab_open(&p);
+	void *val = calloc(1, htab_value_buf_size(&p));
+	__u32 key;
+	int fd;
+
+	KTAP_EXPECT(skel && val, "cannot set up %s value_size %u", name, value_size);
+	fd = bpf_map__fd(skel->maps.htab);
+	/* BPF inserts 0..63, user space 64..127. */
+	while (skel->bss->runs < 64 / p.burst)
+		KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, 1, NULL), "update run failed");
+	KTAP_EXPECT(skel->bss->updates_ok == 64,
+		    "%s value_size %u: %llu BPF updates ok, %llu -ENOMEM, %llu other errors",
+		    name, value_size, (unsigned long long)skel->bss->updates_ok,
+		    (unsigned long long)skel->bss->updates_nomem,
+		    (unsigned long long)skel->bss->updates_other_err);
+	for (key = 64; key < 128; key++)
+		KTAP_EXPECT(!bpf_map_update_elem(fd, &key, val, BPF_NOEXIST),
+			    "%s value_size %u: update %u: %s", name, value_size, key, strerror(errno));
+	/* BPF deletes 0..63 (PCPU_BURST at a time is enough), user space 64..127. */
+	while (skel->bss->deletes_ok < 64) {
+		__u64 before = skel->bss->deletes_ok;
+
+		KTAP_EXPECT(!htab_test_run(skel->progs.lookup_delete, 1, NULL), "delete run failed");
+		KTAP_EXPECT(skel->bss->deletes_ok > before, "%s value_size %u: %llu BPF deletes",
+			    name, value_size, (unsigned long long)skel->bss->deletes_ok);
+	}
+	for (key = 64; key < 128; key++)
+		KTAP_EXPECT(!bpf_map_delete_elem(fd, &key),
+			    "%s value_size %u: delete %u: %s", name, value_size, key, strerror(errno));
+	KTAP_EXPECT(htab_count(fd) == 0, "map not empty");
+	free(val);
+	htab__destroy(skel);
+	return KTAP_PASS;
+}
+
+enum ktap_result reuse_update_delete_all_sizes(void)
+{
+	static const __u32 sizes[] = { 8, 16, 64, 128, 192, 256, 512, 1024, 2048, 4000, 8192 };
+	unsigned int s;
+
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		if (update_delete(BPF_MAP_TYPE_HASH, sizes[s]) != KTAP_PASS)
+			return KTAP_FAIL;
+		if (sizes[s] <= 512 && update_delete(BPF_MAP_TYPE_PERCPU_HASH, sizes[s]) != KTAP_PASS)
+			return KTAP_FAIL;
+	}
+	return KTAP_PASS;
+}
+
+/*
+ * The fallback path: with the kit patch's fail_bpf_reuse_batch fault
+ * injection on, every struct bpf_reuse_batch allocation fails and the
+ * frees go through the per-cache reuse_rh and reuse_rcu().  The same
+ * cases must hold, and the fallback must really have been taken
+ * (the patch counts its batches in debugfs).
+ */
+#define FAIL_DIR	"/sys/kernel/debug/fail_bpf_reuse_batch"
+#define STATS_DIR	"/sys/kernel/debug/bpf_mem_alloc"
+
+static int write_str(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = fputs(s, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		err = -errno;
+	return err;
+}
+
+static long long read_stat(const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", STATS_DIR, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+int reuse_fail_batches(bool on)
+{
+	int err = 0;
+
+	err = err ?: write_str(FAIL_DIR "/interval", "1");
+	err = err ?: write_str(FAIL_DIR "/times", "-1");
+	err = err ?: write_str(FAIL_DIR "/probability", on ? "100" : "0");
+	return err;
+}
+
+bool reuse_fallback_available(void)
+{
+	return !access(FAIL_DIR, F_OK);
+}
+
+enum ktap_result reuse_through_fallback(enum ktap_result (*test)(void))
+{
+	long long before, after;
+	enum ktap_result r;
+
+	if (!reuse_fallback_available()) {
+		ktap_skip_reason("no %s: this variant has no reuse_rcu() fallback to force", FAIL_DIR);
+		return KTAP_SKIP;
+	}
+	before = read_stat("reuse_rh_batches");
+	KTAP_EXPECT(before >= 0, "cannot read %s/reuse_rh_batches", STATS_DIR);
+	KTAP_EXPECT(!reuse_fail_batches(true), "cannot turn on %s", FAIL_DIR);
+	r = test();
+	KTAP_EXPECT(!reuse_fail_batches(false), "cannot turn off %s", FAIL_DIR);
+	after = read_stat("reuse_rh_batches");
+	ktap_diag("batches through reuse_rcu(): %lld, dyn_reuse_rcu() batches so far: %lld",
+		  after - before, read_stat("dyn_reuse_batches"));
+	KTAP_EXPECT(after > before, "the reuse_rcu() fallback was never taken");
+	return r;
+}
