@@ -327,22 +327,25 @@ def cache_notes(f):
 
 
 def print_cache(c, label, callbacks, short=False):
+    """LABEL (with its indentation) then the numbers of cache C, indented
+    two more spaces."""
     f = cache_fields(c)
+    indent = " " * (len(label) - len(label.lstrip()) + 2)
     if short:
         keep = [n for names in CACHE_ROWS for n in names
                 if f[n] != "absent" and n not in ("percpu_size", "active")]
         print("%s 0x%x: %s" % (label, int(c), "  ".join(
             "%s %s" % (n, f[n]) for n in keep)))
         for note in cache_notes(f):
-            print("  note: " + note)
+            print(indent + "note: " + note)
         return
     print("%s: (struct bpf_mem_cache *) 0x%x" % (label, int(c)))
     for names in CACHE_ROWS:
-        print("  " + "  ".join("%s %s" % (n, f[n]) for n in names))
+        print(indent + "  ".join("%s %s" % (n, f[n]) for n in names))
     cbs = callbacks.get(int(c))
-    print("  rcu callbacks: %s" % (", ".join(cbs) if cbs else "none queued"))
+    print(indent + "rcu callbacks: %s" % (", ".join(cbs) if cbs else "none queued"))
     for note in cache_notes(f):
-        print("  note: " + note)
+        print(indent + "note: " + note)
 
 
 def print_caches(cc, label, callbacks, short=False):
@@ -375,7 +378,7 @@ def print_htab(htab, short=False):
         as_int(m["id"]), m["name"].string(), m["map_type"], as_int(m["map_flags"]),
         as_int(m["key_size"]), as_int(m["value_size"]), as_int(m["max_entries"])))
     for name in ("ma", "pcpu_ma"):
-        if has_field(htab.type.strip_typedefs(), name):
+        if has_field(htab.dereference().type, name):
             print_ma(htab[name], "  htab->%s" % name, short)
 
 

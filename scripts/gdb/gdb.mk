@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# gdb on the guest kernel: `make gdb`, `make attach`.  Included at the end
+# of the top Makefile (uses its KERNEL, IMAGE, LOGS, T, check-filter).
+# The scripts and the gdb commands are in scripts/gdb/ (README.md there).
+
+GDB ?= gdb
+# Functions to break on; those the kernel lacks are skipped: the allocator's
+# RCU callbacks are reuse_rcu()/dyn_reuse_rcu() on reuse-after-gp and
+# __free_rcu() on base.
+BREAK ?= reuse_rcu dyn_reuse_rcu __free_rcu
+# kit.timeout= for each suite under `make gdb`: a suite stopped at a
+# breakpoint must not be killed by init's default 120 s.
+GDB_SUITE_TIMEOUT ?= 3600
+# `make attach` picks the newest running guest of $(LOGS); or this pid.
+GDB_PID ?=
+
+.PHONY: gdb attach
+
+# Boot VARIANT/FLAVOR under gdb: kit.gdb, breakpoints on BREAK, run the
+# selftests (T= selects); the console is shown and kept in
+# $(LOGS)/gdb-<date>-<pid>/console.log, the guest boots on a
+# copy-on-write file there.
+gdb: $(KERNEL) $(IMAGE) check-filter
+	scripts/gdb/boot --gdb '$(GDB)' --logdir $(LOGS) --break '$(BREAK)' \
+		--suite-timeout $(GDB_SUITE_TIMEOUT) $(if $(T),--tests '$(T)') $(KERNEL) $(IMAGE)
+
+# Attach to a guest started by `make run` or `make shell` (its pid file is
+# $(LOGS)/<run>/kit-<pid>/pid), break on BREAK and continue; `detach` or
+# `quit` leaves it running.
+attach:
+	scripts/gdb/attach --gdb '$(GDB)' --logdir $(LOGS) --break '$(BREAK)' \
+		$(if $(GDB_PID),--pid $(GDB_PID))

@@ -1,0 +1,217 @@
+# SPDX-License-Identifier: GPL-2.0
+# scripts/gdb against real kernels: boot under gdb and stop in the
+# allocator's RCU callback, inspect it with the kit's commands, step, and
+# let the guest finish; attach to a running guest, detach, and the guest
+# lives on.  No UML process is left behind.  Skipped until a kernel is built.
+
+# The allocator's RCU callbacks: reuse-after-gp has dyn_reuse_rcu() (and
+# reuse_rcu() when a batch cannot be allocated), base __free_rcu().
+CALLBACKS='dyn_reuse_rcu reuse_rcu __free_rcu'
+# Frees enough, on every variant, for the callbacks to run on a map in
+# use, and passes on every variant.
+SELECTION=reuse.update_delete_all_sizes
+
+gdb_kernel() {
+	k=$KIT/build/$1-default/linux
+	[ -x "$k" ] || skip "no $1 kernel (make kernel VARIANT=$1)"
+	command -v gdb >/dev/null || skip "no gdb (apt-get install gdb)"
+	[ -f "$KIT/rootfs.img" ] || skip "no rootfs.img (make rootfs)"
+	echo "$k"
+}
+
+# wait_for FILE REGEX SECONDS
+wait_for() {
+	i=0
+	while ! grep -Eq -- "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -le $(($3 * 10)) ] || return 1
+		sleep 0.1
+	done
+}
+
+# Processes whose command line matches PATTERN, and killing their process
+# groups (UML's processes share one: the kernel process's).
+procs() {
+	pgrep -f "$1" || true
+}
+kill_groups() {
+	for p in $(procs "$1"); do
+		kill -KILL -"$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null || true
+	done
+}
+
+# The lines of FILE from the first line matching START up to the first
+# matching END after it.
+section() {
+	sed -n "/$2/,/$3/p" "$1"
+}
+
+break_in_rcu_callback() {
+	variant=$1
+	k=$(gdb_kernel "$variant")
+	img=$KIT/rootfs.img
+	sum=$(sha256sum <"$img")
+	logs=$PWD/logs
+	trap 'kill_groups "uml_dir=$logs/"' EXIT
+	# At the first stop: go on to a callback on a cache in use (the first
+	# ones may come from a map being destroyed, whose lists are drained),
+	# look, step once, and let the guest finish.
+	cat >session.gdb <<-'EOF'
+	while $kit_cb_cache()->free_llist.first == 0
+	  continue
+	end
+	echo KIT-STOPPED\n
+	bt
+	kit-current
+	echo KIT-BPF-MA\n
+	bpf-ma
+	echo KIT-MAPS\n
+	bpf-ma-map
+	bpf-ma-map htab
+	echo KIT-RCU\n
+	rcu-tiny-cbs
+	echo KIT-NEXT\n
+	next
+	echo KIT-CONTINUE\n
+	delete
+	continue
+	EOF
+	rc=0
+	"$KIT/scripts/gdb/boot" --timeout 120 --logdir logs --tests "$SELECTION" \
+		--break "$CALLBACKS" "$k" "$img" -- -nx -batch -x session.gdb </dev/null >out 2>&1 || rc=$?
+	cat out
+	[ $rc -eq 0 ] || fail "scripts/gdb/boot exited $rc"
+
+	# Stopped in one of the callbacks, called by Tiny RCU.
+	expect_match out "hit Breakpoint [0-9]+, ($(echo "$CALLBACKS" | tr ' ' '|')) \\("
+	expect_match out '^KIT-STOPPED'
+	section out '^KIT-STOPPED' '^KIT-BPF-MA' >bt
+	expect_match bt '^#[0-9]+ .* rcu_process_callbacks \('
+	# RCU callbacks run in softirq context; $kit_current() finds the task.
+	expect_match bt '^current: pid [0-9]+ comm "[^"]+" \(struct task_struct \*\) 0x[0-9a-f]+'
+	expect_match bt '^preempt_count 0x[0-9a-f]+ \(.*softirq'
+
+	# bpf-ma: every list a number or absent, free_cnt = length of
+	# free_llist, and the variant's own fields present.
+	section out '^KIT-BPF-MA' '^KIT-MAPS' >ma
+	expect_match ma '^[a-z_]+\(\): cache: \(struct bpf_mem_cache \*\) 0x[0-9a-f]+$'
+	expect_match ma '^  free_llist [0-9]+  free_cnt [0-9]+  free_llist_extra [0-9]+$'
+	expect_match ma '^  free_by_rcu [0-9]+  waiting_for_gp [0-9]+  reuse_ready ([0-9]+|absent)  wait_for_free ([0-9]+|absent)$'
+	n=$(sed -n 's/^  free_llist \([0-9]*\)  free_cnt \([0-9]*\) .*/\1 \2/p' ma)
+	[ "${n% *}" = "${n#* }" ] || fail "bpf-ma: free_llist and free_cnt differ: $n"
+	[ "${n% *}" -gt 0 ] || fail "bpf-ma: stopped on a cache with an empty free_llist"
+	case $variant in
+	base)
+		expect_match ma '^  low_watermark [0-9]+  high_watermark [0-9]+  watermark absent  batch [0-9]+  prepare_reuse_cnt absent$'
+		expect_match ma '^  call_rcu_in_progress 1  reuse_rcu_in_progress absent'
+		;;
+	*)
+		expect_match ma '^  low_watermark absent  high_watermark absent  watermark [0-9]+  batch [0-9]+  prepare_reuse_cnt [0-9]+$'
+		expect_match ma '^  free_by_rcu [0-9]+  waiting_for_gp [0-9]+  reuse_ready [0-9]+  wait_for_free [0-9]+$'
+		expect_match ma '^  call_rcu_in_progress absent  reuse_rcu_in_progress [0-9]+  free_rcu_in_progress [0-9]+  dyn_reuse_rcu_cnt [0-9]+'
+		;;
+	esac
+	expect_no_match ma 'unreadable|loop after|Python Exception|Error'
+
+	# bpf-ma-map: the selftest's hash map, found in map_idr.
+	section out '^KIT-MAPS' '^KIT-RCU' >maps
+	expect_match maps '^ *[0-9]+ htab +BPF_MAP_TYPE_(PERCPU_)?HASH +flags 0x1 '
+	expect_match maps "^map id [0-9]+ name 'htab' BPF_MAP_TYPE_(PERCPU_)?HASH flags 0x1 "
+	expect_match maps '^  htab->ma: \(struct bpf_mem_alloc \*\) 0x[0-9a-f]+$'
+	expect_match maps '^    free_llist [0-9]+  free_cnt [0-9]+  free_llist_extra [0-9]+$'
+	expect_no_match maps 'unreadable|loop after|Python Exception|Error'
+
+	section out '^KIT-RCU' '^KIT-NEXT' >rcu
+	expect_match rcu '^Tiny RCU: [0-9]+ callbacks queued, [0-9]+ done'
+
+	# `next` went to a source line of the callback.
+	section out '^KIT-NEXT' '^KIT-CONTINUE' >next
+	expect_match next '^[0-9]+	'
+
+	# The guest ran to the end and passed.
+	expect_match out '^\[Inferior 1 \(process [0-9]+\) exited normally\]'
+	expect_match out "^ok 1 reuse"
+	[ -z "$(procs "uml_dir=$logs/")" ] || fail "UML processes left: $(procs "uml_dir=$logs/")"
+	[ "$(sha256sum <"$img")" = "$sum" ] || fail "rootfs.img was modified"
+	[ -z "$(find logs -name '*.cow')" ] || fail "copy-on-write file left behind"
+}
+
+test_break_in_rcu_callback_base() {
+	break_in_rcu_callback base
+}
+
+test_break_in_rcu_callback_reuse_after_gp() {
+	break_in_rcu_callback reuse-after-gp
+}
+
+# make attach: a guest waiting in its shell (make shell), found by its pid
+# file; break, continue, detach; the guest runs on.
+test_attach_detach_guest_lives_on() {
+	k=
+	for v in reuse-after-gp base; do
+		[ -x "$KIT/build/$v-default/linux" ] && { k=$(gdb_kernel "$v"); break; }
+	done
+	[ -n "$k" ] || skip "no kernel built (make kernel first)"
+	[ -f "$KIT/rootfs.img" ] || skip "no rootfs.img (make rootfs)"
+	command -v gdb >/dev/null || skip "no gdb (apt-get install gdb)"
+	mkfifo console.in
+	"$KIT/uml/run" --shell --logdir logs "$k" "$KIT/rootfs.img" <console.in >console 2>&1 &
+	run=$!
+	umid=kit-$run
+	gdb_pid=
+	trap '[ -z "$gdb_pid" ] || kill -TERM $gdb_pid 2>/dev/null; sleep 0.5; kill_groups "umid=$umid( |\$)"' EXIT
+	# The guest's console input stays open as long as fd 3.
+	exec 3>console.in
+	echo 'echo READY-$((1 + 1))' >&3
+	wait_for console '^READY-2' 30 || fail "the guest's shell did not answer: $(tail -n 5 console)"
+	pidfile=$(ls logs/*/"$umid"/pid) || fail "no pid file logs/*/$umid/pid"
+	guest=$(cat "$pidfile")
+
+	cat >session.gdb <<-'EOF'
+	echo KIT-STOPPED\n
+	bt
+	kit-current
+	bpf-ma -s
+	delete
+	set print inferior-events on
+	detach
+	echo KIT-DETACHED\n
+	EOF
+	"$KIT/scripts/gdb/attach" --logdir logs --break "$CALLBACKS" -- -nx -batch -x session.gdb \
+		</dev/null >out 2>&1 &
+	gdb_pid=$!
+	wait_for out '^gdb/attach: continuing' 30 || { cat out; fail "gdb did not attach and continue"; }
+	# Now make the guest free objects: its RCU callbacks hit the breakpoint.
+	echo "/usr/lib/kit/selftests/reuse update_delete_all_sizes; echo DONE-\$((2 + 3))" >&3
+	wait_for out '^KIT-DETACHED' 60 || { cat out; fail "no breakpoint hit and detach within 60 s"; }
+	wait "$gdb_pid" || { rc=$?; cat out; fail "gdb exited $rc"; }
+	gdb_pid=
+	cat out
+	expect_match out "attach: kernel process $guest "
+	expect_match out "^(Thread .* hit )?Breakpoint [0-9]+, ($(echo "$CALLBACKS" | tr ' ' '|')) \\("
+	section out '^KIT-STOPPED' '^KIT-DETACHED' >stop
+	expect_match stop '^#[0-9]+ .* rcu_process_callbacks \('
+	expect_match stop '^[a-z_]+\(\): cache 0x[0-9a-f]+: unit_size [0-9]+  free_llist [0-9]+  free_cnt [0-9]+'
+	expect_match out "^\\[Inferior 1 \\(process $guest\\) detached\\]"
+
+	# Detached: the guest finishes the selftest and still answers.
+	kill -0 "$guest" 2>/dev/null || fail "the guest died when gdb detached"
+	wait_for console '^DONE-5' 60 || fail "the guest did not finish its selftest: $(tail -n 5 console)"
+	expect_match console '^ok 1 update_delete_all_sizes'
+	echo 'echo ALIVE-$((3 + 4))' >&3
+	wait_for console '^ALIVE-7' 30 || fail "the guest stopped answering: $(tail -n 5 console)"
+
+	# Leave: the shell exits, init powers off, nothing is left.  (The
+	# console's input stays open until then: UML drops input followed
+	# at once by end of file.)
+	echo exit >&3
+	i=0
+	while [ -n "$(procs "umid=$umid( |\$)")" ]; do
+		i=$((i + 1))
+		[ $i -le 300 ] || fail "the guest did not power off after exit: $(tail -n 5 console)"
+		sleep 0.1
+	done
+	exec 3>&-
+	wait "$run" || fail "uml/run --shell exited $?"
+	expect_match console 'reboot: System halted'
+}
