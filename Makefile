@@ -120,13 +120,15 @@ include rootfs/rootfs.mk
 
 # --- running ----------------------------------------------------------------
 
+# A flavor may need boot arguments too (uml/configs/<flavor>.cmdline).
+FLAVOR_ARGS := $(shell sed 's/#.*//' $(wildcard uml/configs/$(FLAVOR).cmdline) /dev/null)
 RUN = uml/run --timeout $(TIMEOUT) --logdir $(LOGS) --variant $(VARIANT)$(BASE_TAG) $(if $(T),--tests '$(T)')
 
 run: $(KERNEL) $(IMAGE) check-filter
-	$(RUN) $(KERNEL) $(IMAGE)
+	$(RUN) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
 
 shell: $(KERNEL) $(IMAGE)
-	uml/run --shell --logdir $(LOGS) $(KERNEL) $(IMAGE)
+	uml/run --shell --logdir $(LOGS) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
 
 # A T= filter that matches no suite is a mistake, not an empty pass.
 .PHONY: check-filter
@@ -143,12 +145,12 @@ test-host: deps
 
 # One variant's selftests, through the launcher (used by tests/run-all).
 test-guest: $(KERNEL) $(IMAGE) check-filter
-	$(RUN) --ktap-out $(LOGS)/last-$(VARIANT)-$(FLAVOR).ktap $(KERNEL) $(IMAGE)
+	$(RUN) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
 
 # The long suites (tools/stress/), KTAP like the rest: not part of `make test`.
 stress: $(KERNEL) $(IMAGE)
 	uml/run --timeout $$(($(STRESS_SECONDS) + 300)) --logdir $(LOGS) --variant $(VARIANT)$(BASE_TAG) \
-		$(KERNEL) $(IMAGE) -- kit.stress=$(STRESS_SECONDS) kit.timeout=$$(($(STRESS_SECONDS) + 240))
+		$(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS) kit.stress=$(STRESS_SECONDS) kit.timeout=$$(($(STRESS_SECONDS) + 240))
 
 # Every variant with every flavor: long; not part of `make test`.
 test-matrix: deps

@@ -307,6 +307,44 @@ static int run_tests(const struct options *opt)
 	return nr_chosen ? failed : 1;
 }
 
+/*
+ * With CONFIG_DEBUG_KMEMLEAK (FLAVOR=debug): scan for leaks once the
+ * tests are done and print what kmemleak reports, as it prints it, so
+ * that the host sees "unreferenced object" lines on the console.
+ * kmemleak ignores objects younger than 5 s, hence the wait, and
+ * recommends a second scan to drop transient false positives.
+ * Returns the number of leaks.
+ */
+#define KMEMLEAK "/sys/kernel/debug/kmemleak"
+
+static int kmemleak_report(void)
+{
+	char line[512];
+	int i, leaks = 0;
+	FILE *f;
+
+	if (access(KMEMLEAK, W_OK))
+		return 0;
+	sleep(6);
+	for (i = 0; i < 2; i++) {
+		f = fopen(KMEMLEAK, "w");
+		if (!f || fputs("scan", f) < 0 || fclose(f)) {
+			warn("kmemleak scan: %s", strerror(errno));
+			return 0;
+		}
+	}
+	f = fopen(KMEMLEAK, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		fputs(line, stdout);
+		leaks += !strncmp(line, "unreferenced object", 19);
+	}
+	fclose(f);
+	printf("# kmemleak: %d leaks after the tests\n", leaks);
+	return leaks;
+}
+
 static void run_shell(void)
 {
 	pid_t pid = fork();
@@ -350,7 +388,7 @@ int main(void)
 	if (opt.shell)
 		run_shell();
 	else
-		failed = run_tests(&opt);
+		failed = run_tests(&opt) + kmemleak_report();
 	power_off(failed);
 	return 0;
 }
