@@ -14,9 +14,10 @@ STRESS_SECONDS ?= 180
 # UML_PATCHES=no leaves out uml/patches: stock ARCH=um, to show what they fix.
 UML_PATCHES ?= yes
 JOBS ?= $(shell nproc)
-# Variants `make test` runs the selftests on (expected outcomes per
-# variant: tools/selftests/expected-failures).
-TEST_VARIANTS ?= reuse-after-gp base
+# The builds `make test` runs the selftests on, as VARIANT:FLAVOR
+# (expected outcomes per variant: tools/selftests/expected-failures).
+# tests/ then boots the kasan one for its positive control.
+TEST_RUNS ?= reuse-after-gp:default base:default reuse-after-gp:debug reuse-after-gp:kasan
 
 DEFAULT_VARIANT := reuse-after-gp
 DEFAULT_FLAVOR := default
@@ -138,7 +139,7 @@ check-filter: $(ROOTFS_SUITES_LIST)
 # --- tests ------------------------------------------------------------------
 
 test: deps
-	@tests/run-all $(TEST_VARIANTS)
+	@tests/run-all $(TEST_RUNS)
 
 test-host: deps
 	tests/run
@@ -154,7 +155,7 @@ stress: $(KERNEL) $(IMAGE)
 
 # Every variant with every flavor: long; not part of `make test`.
 test-matrix: deps
-	@for f in $(FLAVORS); do tests/run-all --flavor $$f $(VARIANTS) || exit 1; done
+	@tests/run-all $(foreach v,$(VARIANTS),$(foreach f,$(FLAVORS),$(v):$(f)))
 
 # The edit loop: touch memalloc.c, rebuild, boot, results (README figures).
 loop-time: $(KERNEL) $(IMAGE)
@@ -175,7 +176,7 @@ help:
 	@echo
 	@echo 'Targets:'
 	@echo '  run          build the kernel and rootfs.img, boot, run the selftests (KTAP + summary)'
-	@echo '  test         the kit'"'"'s own tests, then the selftests on $(TEST_VARIANTS)'
+	@echo '  test         the selftests on $(TEST_RUNS), then the kit'"'"'s own tests'
 	@echo '  test-host    only the kit'"'"'s own host-side tests (tests/)'
 	@echo '  test-guest   only the selftests on VARIANT/FLAVOR'
 	@echo '  test-matrix  every variant x flavor (long; not part of test)'
@@ -197,4 +198,5 @@ help:
 	@echo '  STRESS_SECONDS=$(STRESS_SECONDS)  length of each suite of make stress'
 	@echo '  UML_PATCHES=$(UML_PATCHES)     no: leave out uml/patches (stock ARCH=um, to compare)'
 	@echo '  JOBS=$(JOBS)             parallel kernel build jobs'
-	@echo '  TEST_VARIANTS="$(TEST_VARIANTS)"  variants make test boots'
+	@echo '  TEST_RUNS="$(TEST_RUNS)"'
+	@echo '               variant:flavor builds make test boots'

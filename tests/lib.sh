@@ -40,6 +40,16 @@ any_kernel() {
 	return 1
 }
 
+# kernel VARIANT FLAVOR: the path of that build's kernel.  Without it the
+# case skips, or fails under `make test` (KIT_REQUIRE_KERNELS=1), which
+# builds every kernel its cases need first.
+kernel() {
+	k=$KIT/build/$1-$2/linux
+	[ -x "$k" ] && { echo "$k"; return 0; }
+	[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "$k not built"
+	skip "no $1-$2 kernel (make VARIANT=$1 FLAVOR=$2 kernel)"
+}
+
 # The kunit tool of an unpacked tree, to check that KTAP is accepted.
 kunit_tool() {
 	for k in "$KIT"/build/src/*/tools/testing/kunit/kunit.py; do
