@@ -59,8 +59,14 @@ $(R)/init: rootfs/init.c | $(DEPS_STAMP)
 $(ROOTFS_SUITES_LIST): $(SUITE_BINS)
 	@printf '%s\n' $(SUITES) > $@
 
-$(IMAGE): rootfs/mkimage $(R)/init $(SUITE_BINS) $(STRESS_BINS) $(ROOTFS_SUITES_LIST)
-	rootfs/mkimage $@ $(R)/init "$(SUITE_BINS)" "$(STRESS_BINS)"
+# Directories of the image and the programs in them; other make fragments
+# (e.g. tools/bench) add theirs to IMAGE_DIRS and IMAGE_BINS.
+IMAGE_DIRS += usr/lib/kit/selftests="$(SUITE_BINS)" usr/lib/kit/stress="$(STRESS_BINS)"
+IMAGE_BINS += $(SUITE_BINS) $(STRESS_BINS)
+
+.SECONDEXPANSION:
+$(IMAGE): rootfs/mkimage $(R)/init $$(IMAGE_BINS) $(ROOTFS_SUITES_LIST)
+	rootfs/mkimage $@ $(R)/init $(IMAGE_DIRS)
 
 rootfs: $(IMAGE)
 .SECONDARY:

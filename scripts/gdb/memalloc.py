@@ -58,6 +58,13 @@ RCU_SEG_NAMES = ["done", "wait", "next-ready", "next"]
 
 # --- small helpers -----------------------------------------------------------
 
+def require_guest():
+    """Fail unless gdb has a guest process (the commands read its memory;
+    without one gdb would read the initial values from the binary)."""
+    if gdb.selected_inferior().pid <= 0:
+        raise gdb.GdbError("no guest: start one with `run`, or attach to it")
+
+
 def lookup_struct(name):
     """struct NAME as a gdb.Type, or None if the kernel has no such struct."""
     try:
@@ -215,7 +222,10 @@ def tasks_trace_callbacks():
 def invoking_now():
     """Callbacks rcu_process_callbacks() has taken off rcu_ctrlblk and not
     yet invoked (its local list), if a frame of it is on the stack."""
-    frame = gdb.newest_frame()
+    try:
+        frame = gdb.newest_frame()
+    except gdb.error:       # running (attached, non-stop) or no registers
+        return None
     while frame is not None:
         if frame.name() == "rcu_process_callbacks":
             try:
@@ -439,6 +449,7 @@ callback on the stack (what `bpf-ma` without an argument prints)."""
         super().__init__("kit_cb_cache")
 
     def invoke(self):
+        require_guest()
         return callback_cache()[1]
 
 
@@ -461,6 +472,7 @@ callbacks queued in RCU for it.  A field this variant lacks is "absent".
         super().__init__("bpf-ma", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
     def invoke(self, arg, from_tty):
+        require_guest()
         short = False
         if arg.startswith("-s"):
             short, arg = True, arg[2:].strip()
@@ -552,6 +564,7 @@ lists every map: id, name, type, flags."""
         super().__init__("bpf-ma-map", gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
+        require_guest()
         short = False
         if arg.startswith("-s"):
             short, arg = True, arg[2:].strip()
@@ -604,6 +617,7 @@ bpf_mem_cache they belong to, and dyn_reuse_rcu its batch size."""
         return "  #%-3d 0x%x  %-10s %-24s %s" % (i, int(head), state, name, what)
 
     def invoke(self, arg, from_tty):
+        require_guest()
         blk, cbs = tiny_rcu_callbacks()
         ndone = sum(1 for _, s in cbs if s == "done")
         print("Tiny RCU: %d callbacks queued, %d done (gp_seq %d)" % (
@@ -660,6 +674,7 @@ $lx_current() does not work)."""
         super().__init__("kit_current")
 
     def invoke(self):
+        require_guest()
         return current_task()[0]
 
 
@@ -672,6 +687,7 @@ Usage: kit-current"""
         super().__init__("kit-current", gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
+        require_guest()
         task, how = current_task()
         line = "current: pid %d comm \"%s\" (struct task_struct *) 0x%x, from %s" % (
             as_int(task["pid"]), task["comm"].string(), int(task), how)
@@ -694,15 +710,6 @@ Usage: kit-current"""
 
 # --- breakpoints and the guest's processes ------------------------------------
 
-def function_exists(name):
-    for lookup in (gdb.lookup_global_symbol, gdb.lookup_static_symbol):
-        sym = lookup(name)
-        if sym is not None and sym.type is not None \
-                and sym.type.code == gdb.TYPE_CODE_FUNC:
-            return True
-    return False
-
-
 class KitBreak(gdb.Command):
     """Break on every named function this kernel has.
 
@@ -719,14 +726,24 @@ named and skipped; it is an error if none exists."""
         names = arg.replace(",", " ").split()
         if not names:
             raise gdb.GdbError("usage: kit-break FUNC...")
-        present = [n for n in names if function_exists(n)]
-        missing = [n for n in names if n not in present]
+        # Let gdb resolve each name (inlined functions too: reuse_bulk is
+        # inlined in bpf_mem_refill), with no pending breakpoints.
+        pending = gdb.parameter("breakpoint pending")
+        gdb.execute("set breakpoint pending off")
+        present, missing = [], []
+        try:
+            for n in names:
+                try:
+                    gdb.execute("break %s" % n)
+                    present.append(n)
+                except gdb.error:
+                    missing.append(n)
+        finally:
+            gdb.execute("set breakpoint pending %s" % {True: "on", False: "off", None: "auto"}[pending])
         if missing:
             print("kit-break: not in this kernel: %s" % " ".join(missing))
         if not present:
             raise gdb.GdbError("kit-break: none of %s is a function of this kernel" % " ".join(names))
-        for n in present:
-            gdb.Breakpoint(n)
 
 
 def kill_guest(inferior):
