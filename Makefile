@@ -151,7 +151,8 @@ test-guest: $(KERNEL) $(IMAGE) check-filter
 # The long suites (tools/stress/), KTAP like the rest: not part of `make test`.
 stress: $(KERNEL) $(IMAGE)
 	uml/run --timeout $$(($(STRESS_SECONDS) + 300)) --logdir $(LOGS) --variant $(VARIANT)$(BASE_TAG) \
-		$(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS) kit.stress=$(STRESS_SECONDS) kit.timeout=$$(($(STRESS_SECONDS) + 240))
+		$(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS) kit.run=stress kit.env.KIT_STRESS_SECONDS=$(STRESS_SECONDS) \
+		kit.timeout=$$(($(STRESS_SECONDS) + 240))
 
 # Every variant with every flavor: long; not part of `make test`.
 test-matrix: deps

@@ -2,7 +2,8 @@
 /*
  * PID 1 of the kit's root image.
  *
- * Mounts what the tests need, runs every selftest program in SUITE_DIR
+ * Mounts what the tests need, runs every selftest program in
+ * /usr/lib/kit/selftests
  * (or those chosen on the kernel command line), prints one KTAP v1
  * report with each program's own KTAP nested in it, writes the number of
  * failed programs to /proc/exitcode so that ./linux exits with it, and
@@ -13,8 +14,9 @@
  *                         globs also pick cases inside a suite
  *   kit.timeout=SECONDS   per-suite timeout (default 120)
  *   kit.shell             start a busybox shell instead of the tests
- *   kit.stress[=SECONDS]  run the long suites of STRESS_DIR instead, each
- *                         for SECONDS (default 180; KIT_STRESS_SECONDS)
+ *   kit.run=DIR           run the programs of /usr/lib/kit/DIR instead of
+ *                         the selftests (e.g. stress, bench)
+ *   kit.env.NAME=VALUE    set NAME=VALUE in the programs' environment
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -35,8 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SUITE_DIR	"/usr/lib/kit/selftests"
-#define STRESS_DIR	"/usr/lib/kit/stress"
+#define PROGRAM_DIR	"/usr/lib/kit"
 #define MAX_SUITES	64
 #define MAX_GLOBS	16
 #define KSFT_SKIP	4
@@ -46,7 +47,7 @@ struct options {
 	int nr_globs;
 	int timeout;
 	bool shell;
-	const char *dir;
+	char dir[256];
 };
 
 static void warn(const char *fmt, ...)
@@ -86,7 +87,7 @@ static void parse_cmdline(struct options *opt)
 	FILE *f;
 
 	opt->timeout = 120;
-	opt->dir = SUITE_DIR;
+	snprintf(opt->dir, sizeof(opt->dir), "%s/selftests", PROGRAM_DIR);
 	f = fopen("/proc/cmdline", "r");
 	if (!f || !fgets(buf, sizeof(buf), f)) {
 		warn("cannot read /proc/cmdline, using defaults");
@@ -109,10 +110,13 @@ static void parse_cmdline(struct options *opt)
 				opt->timeout = 120;
 		} else if (!strcmp(tok, "kit.shell")) {
 			opt->shell = true;
-		} else if (!strncmp(tok, "kit.stress", 10)) {
-			opt->dir = STRESS_DIR;
-			if (tok[10] == '=')
-				setenv("KIT_STRESS_SECONDS", tok + 11, 1);
+		} else if (!strncmp(tok, "kit.run=", 8) && !strchr(tok + 8, '/')) {
+			snprintf(opt->dir, sizeof(opt->dir), "%s/%s", PROGRAM_DIR, tok + 8);
+		} else if (!strncmp(tok, "kit.env.", 8) && strchr(tok + 8, '=')) {
+			char *eq = strchr(tok + 8, '=');
+
+			*eq = '\0';
+			setenv(tok + 8, eq + 1, 1);
 		}
 	}
 }

@@ -4,7 +4,7 @@
  * tools/lib/reuse_checks.c, every other round through the reuse_rcu()
  * fallback when the variant has it.  One KTAP case per check, failed if
  * any of its runs failed.  Duration: KIT_STRESS_SECONDS (default 180),
- * set from the kernel command line by init (kit.stress_seconds=).
+ * set from the kernel command line (kit.env.KIT_STRESS_SECONDS=, make stress).
  */
 #include <stdio.h>
 #include <stdlib.h>
