@@ -3,10 +3,9 @@
  * PID 1 of the kit's root image.
  *
  * Mounts what the tests need, runs every selftest program in
- * /usr/lib/kit/selftests
- * (or those chosen on the kernel command line), prints one KTAP v1
- * report with each program's own KTAP nested in it, writes the number of
- * failed programs to /proc/exitcode so that ./linux exits with it, and
+ * /usr/lib/kit/selftests (or those chosen on the kernel command line),
+ * prints one KTAP v1 report with each program's own KTAP nested in it,
+ * writes the number of failed programs to /proc/exitcode so that ./linux exits with it, and
  * powers off.  Options come from /proc/cmdline so that a bare
  * `./linux ubd0=rootfs.img` does the default job:
  *
