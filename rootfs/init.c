@@ -311,31 +311,50 @@ static int run_tests(const struct options *opt)
 }
 
 /*
- * With CONFIG_DEBUG_KMEMLEAK (FLAVOR=debug): scan for leaks once the
- * tests are done and print what kmemleak reports, as it prints it, so
- * that the host sees "unreferenced object" lines on the console.
- * kmemleak ignores objects younger than 5 s, hence the wait, and
- * recommends a second scan to drop transient false positives.
- * Returns the number of leaks.
+ * With CONFIG_DEBUG_KMEMLEAK (FLAVOR=debug): kmemleak_forget_boot()
+ * before the tests, kmemleak_report() after them.  kmemleak ignores
+ * objects younger than 5 s, hence the waits, and recommends a second
+ * scan to drop transient false positives.
  */
 #define KMEMLEAK "/sys/kernel/debug/kmemleak"
 
+static bool kmemleak_command(const char *cmd)
+{
+	FILE *f = fopen(KMEMLEAK, "w");
+
+	if (!f || fputs(cmd, f) < 0 || fclose(f)) {
+		warn("kmemleak %s: %s", cmd, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* Leaks from before the tests (the boot's own) are not theirs to report. */
+static void kmemleak_forget_boot(void)
+{
+	if (access(KMEMLEAK, W_OK))
+		return;
+	sleep(5);
+	if (kmemleak_command("scan"))
+		kmemleak_command("clear");
+}
+
+/*
+ * Scan for leaks once the tests are done and print what kmemleak
+ * reports, as it prints it, so that the host sees "unreferenced object"
+ * lines on the console.  Returns the number of leaks.
+ */
 static int kmemleak_report(void)
 {
 	char line[512];
-	int i, leaks = 0;
+	int leaks = 0;
 	FILE *f;
 
 	if (access(KMEMLEAK, W_OK))
 		return 0;
 	sleep(6);
-	for (i = 0; i < 2; i++) {
-		f = fopen(KMEMLEAK, "w");
-		if (!f || fputs("scan", f) < 0 || fclose(f)) {
-			warn("kmemleak scan: %s", strerror(errno));
-			return 0;
-		}
-	}
+	if (!kmemleak_command("scan") || !kmemleak_command("scan"))
+		return 0;
 	f = fopen(KMEMLEAK, "r");
 	if (!f)
 		return 0;
@@ -390,8 +409,10 @@ int main(void)
 
 	if (opt.shell)
 		run_shell();
-	else
+	else {
+		kmemleak_forget_boot();
 		failed = run_tests(&opt) + kmemleak_report();
+	}
 	power_off(failed);
 	return 0;
 }
