@@ -149,10 +149,10 @@ static unsigned long long fill_nomem;
  * Fill every key, then overwrite each once, so that about half of the
  * frees are in flight when the map goes.  Per-cpu values come from the
  * percpu allocator, whose GFP_NOWAIT path only uses pages populated in
- * advance by a workqueue; with reuse after a grace period a burst can
- * outrun it.  That -ENOMEM is the allocator working as designed, not what
- * this check is about: back off for a millisecond (the workqueue runs)
- * and carry on, counting it.
+ * advance by a workqueue, and a burst on a uniprocessor can outrun it
+ * (on both variants).  That -ENOMEM is the allocator working as
+ * designed, not what this check is about: back off for a millisecond
+ * (the workqueue runs) and carry on, counting it.
  */
 static int fill_and_drop(enum bpf_map_type type, __u32 value_size)
 {
