@@ -118,6 +118,7 @@ kernel: $(KERNEL)
 # --- root image -------------------------------------------------------------
 
 include rootfs/rootfs.mk
+include tools/bench/bench.mk
 
 # --- running ----------------------------------------------------------------
 

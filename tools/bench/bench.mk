@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/bench: the benchmarks.  The guest program (tools/bench/*.c, the
+# BPF programs tools/progs/bench_*.bpf.c as skeletons) goes into the root
+# image as /usr/lib/kit/bench/bench, which init runs instead of the
+# selftests with kit.run=bench.  The host side (tools/bench/host/
+# bench-report, scripts/bench) boots each variant's kernel, interleaving
+# variants round by round, and writes results/<date>/.
+
+# Variants to compare, the first being the baseline of the ratios.  Not
+# VARIANTS: the Makefile's list of known variants has that name.
+BENCH_VARIANTS ?= base reuse-after-gp
+# Benchmarks: comma-separated globs of their names (make bench-list).
+BENCH ?= all
+# Options of the bench program, e.g. "-w 1 -d 5" (warm-up, duration).
+BENCH_ARGS ?=
+# Boots per variant, interleaved: A B A B.
+BENCH_ROUNDS ?= 2
+# Guest memory: upstream's figures reach hundreds of MiB.
+BENCH_MEM ?= 256M
+BENCH_OUT ?= results
+
+BENCH_BIN := $(R)/bench/bench
+BENCH_REPORT := $(BUILD)/bench/bench-report
+BENCH_SRCS := $(wildcard tools/bench/*.c)
+
+$(BENCH_BIN): $(BENCH_SRCS) tools/bench/bench.h $(GUEST_LIB) $(wildcard tools/lib/*.h) $(SKELETONS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	@$(CC) $(GUEST_CFLAGS) -Itools/bench $(BENCH_SRCS) $(GUEST_LIB) -o $@ \
+		$(GUEST_LDLIBS) -ljansson -lpthread -lm
+
+$(BENCH_REPORT): tools/bench/host/bench-report.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  HOSTCC  $@"
+	@$(CC) -O2 -g -Wall -Wextra $< -o $@ -ljansson -lm
+
+IMAGE_DIRS += usr/lib/kit/bench="$(BENCH_BIN)"
+IMAGE_BINS += $(BENCH_BIN)
+
+.PHONY: bench bench-list bench-help
+
+# Kernels are not built here: scripts/bench names the command when one is missing.
+bench: $(IMAGE) $(BENCH_BIN) $(BENCH_REPORT)
+	scripts/bench --variants '$(BENCH_VARIANTS)' --bench '$(BENCH)' --args '$(BENCH_ARGS)' \
+		--rounds '$(BENCH_ROUNDS)' --mem '$(BENCH_MEM)' --out '$(BENCH_OUT)'
+
+bench-list: $(BENCH_BIN)
+	@$(BENCH_BIN) --help
+
+bench-help:
+	@echo '  bench        boot each of BENCH_VARIANTS BENCH_ROUNDS times (interleaved), run the'
+	@echo '               benchmarks (tools/bench), write $(BENCH_OUT)/<date>/: JSON, table, chart'
+	@echo '  bench-list   the benchmarks and the options of the bench program'
+	@echo '  BENCH_VARIANTS="$(BENCH_VARIANTS)"  variants to compare (the first is the baseline)'
+	@echo '  BENCH=$(BENCH)  BENCH_ARGS="$(BENCH_ARGS)"  BENCH_ROUNDS=$(BENCH_ROUNDS)  BENCH_MEM=$(BENCH_MEM)'
+	@echo '               workloads (globs), bench options (e.g. "-w 1 -d 5"), boots per variant, guest memory'
