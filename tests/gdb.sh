@@ -46,8 +46,11 @@ section() {
 	sed -n "/$2/,/$3/p" "$1"
 }
 
+# break_in_rcu_callback VARIANT [CALLBACKS KERNEL-ARGS]
 break_in_rcu_callback() {
 	variant=$1
+	callbacks=${2:-$CALLBACKS}
+	append=${3:-}
 	k=$(gdb_kernel "$variant")
 	img=$KIT/rootfs.img
 	sum=$(sha256sum <"$img")
@@ -77,13 +80,13 @@ break_in_rcu_callback() {
 	continue
 	EOF
 	rc=0
-	"$KIT/scripts/gdb/boot" --timeout 120 --logdir logs --tests "$SELECTION" \
-		--break "$CALLBACKS" "$k" "$img" -- -nx -batch -x session.gdb </dev/null >out 2>&1 || rc=$?
+	"$KIT/scripts/gdb/boot" --timeout 120 --logdir logs --tests "$SELECTION" --append "$append" \
+		--break "$callbacks" "$k" "$img" -- -nx -batch -x session.gdb </dev/null >out 2>&1 || rc=$?
 	cat out
 	[ $rc -eq 0 ] || fail "scripts/gdb/boot exited $rc"
 
 	# Stopped in one of the callbacks, called by Tiny RCU.
-	expect_match out "hit Breakpoint [0-9]+, ($(echo "$CALLBACKS" | tr ' ' '|')) \\("
+	expect_match out "hit Breakpoint [0-9]+, ($(echo "$callbacks" | tr ' ' '|')) \\("
 	expect_match out '^KIT-STOPPED'
 	section out '^KIT-STOPPED' '^KIT-BPF-MA' >bt
 	expect_match bt '^#[0-9]+ .* rcu_process_callbacks \('
@@ -111,6 +114,9 @@ break_in_rcu_callback() {
 		expect_match ma '^  call_rcu_in_progress absent  reuse_rcu_in_progress [0-9]+  free_rcu_in_progress [0-9]+  dyn_reuse_rcu_cnt [0-9]+'
 		;;
 	esac
+	# reuse_rcu() takes its objects from waiting_for_gp.
+	[ "$callbacks" != reuse_rcu ] ||
+		expect_match ma '^  free_by_rcu [0-9]+  waiting_for_gp [1-9][0-9]*  '
 	expect_no_match ma 'unreadable|loop after|Python Exception|Error'
 
 	# bpf-ma-map: the selftest's hash map, found in map_idr.
@@ -118,11 +124,11 @@ break_in_rcu_callback() {
 	expect_match maps '^ *[0-9]+ htab +BPF_MAP_TYPE_(PERCPU_)?HASH +flags 0x1 '
 	expect_match maps "^map id [0-9]+ name 'htab' BPF_MAP_TYPE_(PERCPU_)?HASH flags 0x1 "
 	expect_match maps '^  htab->ma: \(struct bpf_mem_alloc \*\) 0x[0-9a-f]+$'
-	expect_match maps '^    free_llist [0-9]+  free_cnt [0-9]+  free_llist_extra [0-9]+$'
+	expect_match maps '^ +free_llist [0-9]+  free_cnt [0-9]+  free_llist_extra [0-9]+$'
 	expect_no_match maps 'unreadable|loop after|Python Exception|Error'
 
 	section out '^KIT-RCU' '^KIT-NEXT' >rcu
-	expect_match rcu '^Tiny RCU: [0-9]+ callbacks queued, [0-9]+ done'
+	expect_match rcu '^Tiny RCU: [0-9]+ callbacks? queued, [0-9]+ done'
 
 	# `next` went to a source line of the callback.
 	section out '^KIT-NEXT' '^KIT-CONTINUE' >next
@@ -144,6 +150,15 @@ test_break_in_rcu_callback_reuse_after_gp() {
 	break_in_rcu_callback reuse-after-gp
 }
 
+# The reuse_rcu() fallback, with every bpf_reuse_batch allocation failed
+# by fault injection (kernel/patches/reuse-after-gp/0001).
+test_break_in_reuse_rcu_fallback() {
+	k=$(gdb_kernel reuse-after-gp)
+	grep -q '^CONFIG_FAULT_INJECTION=y' "$(dirname "$k")/.config" ||
+		skip "reuse-after-gp kernel without CONFIG_FAULT_INJECTION"
+	break_in_rcu_callback reuse-after-gp reuse_rcu fail_bpf_reuse_batch=1,100,0,-1
+}
+
 # make attach: a guest waiting in its shell (make shell), found by its pid
 # file; break, continue, detach; the guest runs on.
 test_attach_detach_guest_lives_on() {
@@ -162,6 +177,8 @@ test_attach_detach_guest_lives_on() {
 	trap '[ -z "$gdb_pid" ] || kill -TERM $gdb_pid 2>/dev/null; sleep 0.5; kill_groups "umid=$umid( |\$)"' EXIT
 	# The guest's console input stays open as long as fd 3.
 	exec 3>console.in
+	# The guest's shell does the arithmetic: its answer is not an echo.
+	# shellcheck disable=SC2016
 	echo 'echo READY-$((1 + 1))' >&3
 	wait_for console '^READY-2' 30 || fail "the guest's shell did not answer: $(tail -n 5 console)"
 	pidfile=$(ls logs/*/"$umid"/pid) || fail "no pid file logs/*/$umid/pid"
@@ -198,6 +215,7 @@ test_attach_detach_guest_lives_on() {
 	kill -0 "$guest" 2>/dev/null || fail "the guest died when gdb detached"
 	wait_for console '^DONE-5' 60 || fail "the guest did not finish its selftest: $(tail -n 5 console)"
 	expect_match console '^ok 1 update_delete_all_sizes'
+	# shellcheck disable=SC2016
 	echo 'echo ALIVE-$((3 + 4))' >&3
 	wait_for console '^ALIVE-7' 30 || fail "the guest stopped answering: $(tail -n 5 console)"
 

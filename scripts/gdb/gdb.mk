@@ -12,6 +12,9 @@ BREAK ?= reuse_rcu dyn_reuse_rcu __free_rcu
 # kit.timeout= for each suite under `make gdb`: a suite stopped at a
 # breakpoint must not be killed by init's default 120 s.
 GDB_SUITE_TIMEOUT ?= 3600
+# More kernel arguments for `make gdb` (after the flavor's own), e.g.
+# KARGS=fail_bpf_reuse_batch=1,100,0,-1 to make reuse_rcu() run.
+KARGS ?=
 # `make attach` picks the newest running guest of $(LOGS); or this pid.
 GDB_PID ?=
 
@@ -23,11 +26,11 @@ GDB_PID ?=
 # copy-on-write file there.
 gdb: $(KERNEL) $(IMAGE) check-filter
 	scripts/gdb/boot --gdb '$(GDB)' --logdir $(LOGS) --break '$(BREAK)' \
-		--suite-timeout $(GDB_SUITE_TIMEOUT) $(if $(T),--tests '$(T)') $(KERNEL) $(IMAGE)
+		--suite-timeout $(GDB_SUITE_TIMEOUT) $(if $(T),--tests '$(T)') \
+		--append '$(strip $(FLAVOR_ARGS) $(KARGS))' $(KERNEL) $(IMAGE)
 
 # Attach to a guest started by `make run` or `make shell` (its pid file is
 # $(LOGS)/<run>/kit-<pid>/pid), break on BREAK and continue; `detach` or
 # `quit` leaves it running.
 attach:
-	scripts/gdb/attach --gdb '$(GDB)' --logdir $(LOGS) --break '$(BREAK)' \
-		$(if $(GDB_PID),--pid $(GDB_PID))
+	scripts/gdb/attach --gdb '$(GDB)' --logdir $(LOGS) --break '$(BREAK)'$(if $(GDB_PID), --pid $(GDB_PID))

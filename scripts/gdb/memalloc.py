@@ -3,8 +3,10 @@
 # gdb commands for the BPF memory allocator (kernel/bpf/memalloc.c) on an
 # ARCH=um kernel built by memalloc-uml.  Sourced by scripts/gdb/kit.gdb.
 #
-#   bpf-ma [-s] EXPR      state of a struct bpf_mem_alloc / bpf_mem_cache /
-#                         bpf_mem_caches / bpf_reuse_batch / bpf_htab / bpf_map
+#   bpf-ma [-s] [EXPR]    state of a struct bpf_mem_alloc / bpf_mem_cache /
+#                         bpf_mem_caches / bpf_reuse_batch / bpf_htab / bpf_map;
+#                         without EXPR, the cache of the allocator RCU
+#                         callback on the stack ($kit_cb_cache())
 #   bpf-ma-map [NAME|ID]  the bpf_mem_allocs of a hash map found in map_idr;
 #                         without an argument, list every map
 #   rcu-tiny-cbs          pending Tiny RCU (and RCU Tasks Trace) callbacks
@@ -19,6 +21,7 @@
 
 import os
 import signal
+import sys
 
 import gdb
 
@@ -102,6 +105,10 @@ def as_int(val):
     return int(val)
 
 
+def plural(n, word):
+    return "%d %s%s" % (n, word, "" if n == 1 else "s")
+
+
 def static_var(name):
     """A file-static (or global) kernel variable by name."""
     sym = gdb.lookup_static_symbol(name)
@@ -142,8 +149,7 @@ def llist_len(head):
 
 def llnode_chain_len(node):
     """Length of a NULL-terminated chain of struct llist_node."""
-    head = {"first": node}
-    return llist_len(head)
+    return llist_len({"first": node})     # llist_len() only reads ["first"]
 
 
 # --- per-cpu data -------------------------------------------------------------
@@ -264,8 +270,40 @@ def describe_callback(head, func_name):
         return None, "(owner unreadable)"
 
 
+def running_callback():
+    """The rcu_head of the allocator callback running on the stack (its
+    ->func is already cleared, so note it by its frame), or None."""
+    try:
+        frame = gdb.newest_frame()
+    except gdb.error:
+        return None
+    while frame is not None:
+        if frame.name() in MA_CALLBACKS:
+            head = frame_first_arg(frame)
+            if head is None:
+                return None
+            # rcu_reclaim_tiny() zeroed ->func before the call: say who.
+            return RunningHead(head, frame.name())
+        frame = frame.older()
+    return None
+
+
+class RunningHead:
+    """An rcu_head whose callback is running: its function is known from
+    the frame, not from ->func (which rcu_reclaim_tiny() cleared)."""
+
+    def __init__(self, head, func):
+        self.head = head
+        self.func = func
+
+    def __int__(self):
+        return int(self.head)
+
+
 def callback_func(head):
     """The function of a queued rcu_head: (name, kvfree offset or None)."""
+    if isinstance(head, RunningHead):
+        return head.func, None
     func = int(head["func"])
     # kvfree_rcu() queues the offset of the rcu_head in the object
     # instead of a function (__is_kvfree_rcu_offset: < 4096).
@@ -289,11 +327,14 @@ def allocator_callbacks():
         owners.setdefault(cache, []).append("%s (%s%s)" % (name, where, extra))
 
     try:
+        running = running_callback()
+        if running:
+            note(running, "running now")
         _, cbs = tiny_rcu_callbacks()
         for head, state in cbs:
             note(head, "Tiny RCU, " + state)
         for head in invoking_now() or []:
-            note(head, "Tiny RCU, being invoked")
+            note(head, "Tiny RCU, taken off for invocation")
         for cpu, head, seg in tasks_trace_callbacks() or []:
             note(head, "RCU Tasks Trace, " + seg)
     except (gdb.error, gdb.GdbError, gdb.MemoryError):
@@ -367,19 +408,21 @@ def print_caches(cc, label, callbacks, short=False):
 
 
 def print_ma(ma, label, short=False):
-    """struct bpf_mem_alloc (a value, not a pointer)."""
+    """struct bpf_mem_alloc (a value, not a pointer): its per-cpu cache
+    (maps: one unit size) or per-cpu size-class caches."""
     callbacks = allocator_callbacks()
     cache = ma["cache"]
     caches = ma["caches"]
+    indent = " " * (len(label) - len(label.lstrip()) + 2)
     print("%s: (struct bpf_mem_alloc *) 0x%x" % (label, int(ma.address)))
     if not int(cache) and not int(caches):
-        print("  not initialised (a preallocated map, or destroyed)")
+        print(indent + "not initialised (or already destroyed)")
         return
     for cpu in possible_cpus():
         if int(cache):
-            print_cache(per_cpu(cache, cpu), "  cpu %d cache" % cpu, callbacks, short)
+            print_cache(per_cpu(cache, cpu), "%scpu %d cache" % (indent, cpu), callbacks, short)
         if int(caches):
-            print_caches(per_cpu(caches, cpu), "  cpu %d" % cpu, callbacks, short)
+            print_caches(per_cpu(caches, cpu), "%scpu %d" % (indent, cpu), callbacks, short)
 
 
 def print_htab(htab, short=False):
@@ -387,8 +430,17 @@ def print_htab(htab, short=False):
     print("map id %d name '%s' %s flags 0x%x key_size %d value_size %d max_entries %d" % (
         as_int(m["id"]), m["name"].string(), m["map_type"], as_int(m["map_flags"]),
         as_int(m["key_size"]), as_int(m["value_size"]), as_int(m["max_entries"])))
+    percpu = "PERCPU" in str(m["map_type"])
+    prealloc = not as_int(m["map_flags"]) & 1       # BPF_F_NO_PREALLOC
     for name in ("ma", "pcpu_ma"):
-        if has_field(htab.dereference().type, name):
+        if not has_field(htab.dereference().type, name):
+            print("  htab->%s: absent" % name)
+        elif prealloc:
+            print("  htab->%s: unused (preallocated map: its elements come from the "
+                  "map's own freelist)" % name)
+        elif name == "pcpu_ma" and not percpu:
+            print("  htab->pcpu_ma: unused (not a per-cpu hash)")
+        else:
             print_ma(htab[name], "  htab->%s" % name, short)
 
 
@@ -420,10 +472,10 @@ def frame_first_arg(frame):
 def callback_cache():
     """(function name, struct bpf_mem_cache *) of the innermost allocator
     RCU callback (__free_rcu, reuse_rcu, dyn_reuse_rcu, free_rcu...) on the
-    stack, from the selected frame outwards, found from the callback's
-    rcu_head argument as the callback itself does (container_of)."""
+    stack, found from the callback's rcu_head argument as the callback
+    itself does (container_of)."""
     try:
-        frame = gdb.selected_frame()
+        frame = gdb.newest_frame()
     except gdb.error:
         raise gdb.GdbError("no frame: the guest is not stopped")
     while frame is not None:
@@ -499,8 +551,8 @@ callbacks queued in RCU for it.  A field this variant lacks is "absent".
         elif tag == "bpf_mem_caches":
             print_caches(ptr, arg, allocator_callbacks(), short)
         elif tag == "bpf_reuse_batch":
-            print("%s: batch of %s objects (head 0x%x) for cache 0x%x" % (
-                arg, llnode_chain_len(ptr["head"]), int(ptr["head"]), int(ptr["c"])))
+            print("%s: (struct bpf_reuse_batch *) 0x%x: %s objects (head 0x%x) for cache 0x%x" % (
+                arg, int(ptr), llnode_chain_len(ptr["head"]), int(ptr["head"]), int(ptr["c"])))
             print_cache(ptr["c"], "  batch->c", allocator_callbacks(), short)
         elif tag == "bpf_htab":
             print_htab(ptr, short)
@@ -620,8 +672,8 @@ bpf_mem_cache they belong to, and dyn_reuse_rcu its batch size."""
         require_guest()
         blk, cbs = tiny_rcu_callbacks()
         ndone = sum(1 for _, s in cbs if s == "done")
-        print("Tiny RCU: %d callbacks queued, %d done (gp_seq %d)" % (
-            len(cbs), ndone, as_int(blk["gp_seq"])))
+        print("Tiny RCU: %s queued, %d done (gp_seq %d)" % (
+            plural(len(cbs), "callback"), ndone, as_int(blk["gp_seq"])))
         for i, (head, state) in enumerate(cbs):
             print(self.line(i, head, state))
         now = invoking_now()
@@ -632,7 +684,7 @@ bpf_mem_cache they belong to, and dyn_reuse_rcu its batch size."""
         tt = tasks_trace_callbacks()
         if tt is None:
             return
-        print("RCU Tasks Trace: %d callbacks queued" % len(tt))
+        print("RCU Tasks Trace: %s queued" % plural(len(tt), "callback"))
         for i, (cpu, head, seg) in enumerate(tt):
             print(self.line(i, head, seg))
 
@@ -689,11 +741,14 @@ Usage: kit-current"""
     def invoke(self, arg, from_tty):
         require_guest()
         task, how = current_task()
-        line = "current: pid %d comm \"%s\" (struct task_struct *) 0x%x, from %s" % (
-            as_int(task["pid"]), task["comm"].string(), int(task), how)
+        line = "current: pid %d comm \"%s\" (struct task_struct *) 0x%x, found from %s" % (
+            as_int(task["pid"]), task["comm"].string(), int(task),
+            "the stack pointer" if how == "stack" else how)
         try:
+            # The host process whose address space is in use (a kernel
+            # thread keeps the last one).
             ct = gdb.parse_and_eval("cpu_tasks[0]")
-            line += "; host pid of its address space %d" % as_int(ct["pid"])
+            line += "; host pid in cpu_tasks[0]: %d" % as_int(ct["pid"])
         except gdb.error:
             pass
         print(line)
@@ -812,7 +867,6 @@ def load_lx_helpers(objfile):
     # vmlinux-gdb.py is a symlink into the source tree and finds its
     # modules relative to its own path, which gdb has resolved: point it
     # at the build directory's scripts/gdb (where constants.py is made).
-    import sys
     if os.path.join(objdir, "scripts/gdb") not in sys.path:
         sys.path.insert(0, os.path.join(objdir, "scripts/gdb"))
     try:
