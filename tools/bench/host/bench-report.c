@@ -613,16 +613,16 @@ out:
 
 /* --- plot --------------------------------------------------------------------- */
 
-/* gnuplot takes strings in single quotes literally, but for ''. */
+/* A gnuplot string: double quotes, with " and \\ escaped. */
 static void gp_quoted(const char *s)
 {
-	putchar('\'');
+	putchar('"');
 	for (; *s; s++) {
-		if (*s == '\'')
-			putchar('\'');
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
 		putchar(*s);
 	}
-	putchar('\'');
+	putchar('"');
 }
 
 /* The x label of a workload: its name, and why there are no bars. */
