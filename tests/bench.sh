@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: GPL-2.0
+# The benchmarks (tools/bench, scripts/bench): the host side on made-up
+# consoles, and the guest program's correctness checks on a real kernel.
+# Throughput is never checked: only that the figures are produced, and
+# that what the workloads must do (every update succeeds, iterations
+# match the runs, memory figures are possible) holds.
+
+REPORT=$KIT/build/bench/bench-report
+PROGRAM=$KIT/build/rootfs/bench/bench
+
+report() {
+	[ -x "$REPORT" ] || skip "no $REPORT (make $REPORT)"
+	"$REPORT" "$@"
+}
+
+# doc BENCH STATUS PEAK SAMPLE...: a JSON document as the guest prints
+# it, one sample per per-prod-op value.
+doc() {
+	name=$1 status=$2 peak=$3
+	shift 3
+	samples=
+	for v; do
+		samples="$samples${samples:+,} {\"t\": 1, \"seconds\": 1, \"per_prod_op\": $v, \"mem_mib\": 1.5}"
+	done
+	cat <<EOF
+{
+ "bench": "$name",
+ "group": "htab-mem",
+ "title": "$name",
+ "upstream": "bench htab-mem --use-case $name",
+ "env": { "producers": 1, "forced": false },
+ "status": "$status",
+ "skip_reason": "needs 2 CPUs",
+ "metrics": [ { "name": "per_prod_op", "label": "per-prod-op", "unit": "k/s", "mean": 0, "stddev": 0 } ],
+ "mem": { "avg_mib": 1.5, "stddev_mib": 0, "peak_mib": $peak },
+ "samples": [ $samples ],
+ "checks": [ { "name": "every_update_succeeds", "ok": true, "detail": "0 of 64 updates failed" } ]
+}
+EOF
+}
+
+# console DIR: DIR/console.log with the documents read from stdin, framed
+# as init relays the bench program's output: indented, "# " lines, CRLF.
+console() {
+	mkdir -p "$1"
+	{
+		echo "KTAP version 1"
+		echo "1..1"
+		echo "    # Subtest: bench"
+		awk '
+		/^@@ / { if (name != "") print "    # bench-json-end " name; name = $2
+			 print "    # bench-json-begin " name; next }
+		{ print "    # " $0 }
+		END { if (name != "") print "    # bench-json-end " name }'
+		echo "ok 1 bench"
+	} | sed 's/$/\r/' >"$1/console.log"
+}
+
+test_extract_reads_documents_between_markers() {
+	{
+		echo "@@ overwrite"
+		doc overwrite ok 2 10 20
+		echo "@@ add_del_on_diff_cpu"
+		doc add_del_on_diff_cpu skip 0
+	} | console run
+	# A kernel message printed in the middle of a document is left out.
+	sed -i '8a [    1.230000] random: crng init done\r' run/console.log
+	report extract run/console.log >docs.json || fail "extract failed"
+	expect_match docs.json '"bench": "overwrite"'
+	expect_match docs.json '"bench": "add_del_on_diff_cpu"'
+	[ "$(grep -c '"bench":' docs.json)" -eq 2 ] || fail "not 2 documents: $(cat docs.json)"
+}
+
+test_extract_reports_a_document_cut_short() {
+	{
+		echo "@@ overwrite"
+		doc overwrite ok 2 10 20
+	} | console run
+	# The guest died in the middle of the document.
+	grep -v 'bench-json-end' run/console.log | head -n 12 >run/cut && mv run/cut run/console.log
+	rc=0
+	report extract run/console.log >docs.json 2>err || rc=$?
+	[ $rc -ne 0 ] || fail "a cut document went unnoticed"
+	expect_match err 'document overwrite cut short'
+	expect_no_match docs.json '"bench"'
+}
+
+test_merge_pools_rounds_and_computes_ratios() {
+	{ echo "@@ overwrite"; doc overwrite ok 2 10 20; } | console logs/b1
+	{ echo "@@ overwrite"; doc overwrite ok 3 30 40; } | console logs/b2
+	{ echo "@@ overwrite"; doc overwrite ok 6 5 5; } | console logs/r1
+	{ echo "@@ overwrite"; doc overwrite ok 5 5 5; } | console logs/r2
+	report merge results.json --config date=today --config rounds=2 \
+		--run base:1:logs/b1 --run new:1:logs/r1 --run base:2:logs/b2 --run new:2:logs/r2 ||
+		fail "merge failed"
+	[ -z "$(ls | grep tmp)" ] || fail "temporary file left: $(ls)"
+	report table results.json >table.md
+	cat table.md
+	# Samples of both rounds pooled: 10 20 30 40 -> 25 +- 12.91; peak the
+	# highest of the rounds; ratios new/base.
+	expect_match table.md '^\| workload \| base \| avg mem \(MiB\) \| peak mem \(MiB\) \| new \|'
+	expect_match table.md '^\| htab-mem overwrite \| 25\.00 ± 12\.91 k/s \| 1\.50 ± 0\.00 \| 3\.00 \| 5\.00 ± 0\.00 k/s \| 1\.50 ± 0\.00 \| 6\.00 \| 0\.20 \| 1\.00 \| 2\.00 \|$'
+	expect_match results.json '"new/base"'
+	expect_match results.json '"date": "today"'
+}
+
+test_table_says_why_a_figure_is_missing() {
+	{
+		echo "@@ overwrite"; doc overwrite ok 2 10
+		echo "@@ add_del_on_diff_cpu"; doc add_del_on_diff_cpu skip 0
+		echo "@@ batch_add_batch_del"; doc batch_add_batch_del fail 0
+	} | console logs/a
+	# The second variant's guest died before printing anything.
+	console logs/b </dev/null
+	report merge results.json --run base:1:logs/a --run new:1:logs/b || fail "merge failed"
+	report table results.json >table.md
+	cat table.md
+	expect_match table.md '^\| htab-mem add_del_on_diff_cpu \| skipped: needs 2 CPUs \|'
+	expect_match table.md '^\| htab-mem batch_add_batch_del \| FAILED'
+	expect_match table.md '^\| htab-mem overwrite \| 10\.00 ± 0\.00 k/s .*\| no result \|'
+	report status results.json >status
+	expect_match status '^base 1 batch_add_batch_del fail$'
+}
+
+test_plot_draws_a_png() {
+	command -v gnuplot >/dev/null || skip "no gnuplot"
+	{ echo "@@ overwrite"; doc overwrite ok 2 10 20; echo "@@ add_del_on_diff_cpu"; doc add_del_on_diff_cpu skip 0; } |
+		console logs/a
+	{ echo "@@ overwrite"; doc overwrite ok 4 5 6; } | console logs/b
+	report merge results.json --run base:1:logs/a --run new:1:logs/b || fail "merge failed"
+	report plot results.json chart.png | gnuplot 2>err || { cat err; fail "gnuplot failed"; }
+	[ "$(head -c 4 chart.png | tail -c 3)" = PNG ] || fail "chart.png is not a PNG"
+}
+
+test_bench_script_checks_its_input_first() {
+	rc=0
+	"$KIT/scripts/bench" --variants no-such-variant --out results >out 2>&1 || rc=$?
+	[ $rc -eq 2 ] || fail "exit $rc for an unknown variant, not 2"
+	expect_match out 'no kernel for variant no-such-variant.*make VARIANT=no-such-variant kernel'
+	[ ! -e results ] || fail "results/ created for a run that never started"
+	rc=0
+	"$KIT/scripts/bench" --rounds none >out 2>&1 || rc=$?
+	[ $rc -eq 2 ] || fail "exit $rc for --rounds none, not 2"
+	expect_match out 'rounds must be a positive number'
+}
+
+test_bench_program_lists_and_refuses_unknown_names() {
+	[ -x "$PROGRAM" ] || skip "no $PROGRAM (make $PROGRAM)"
+	# The guest program is static: the host can ask it.
+	"$PROGRAM" --list >all || fail "--list failed"
+	expect_match all '^overwrite$'
+	expect_match all '^add_del_on_diff_cpu$'
+	expect_match all '^percpu_alloc_free$'
+	BENCH='hash_*' "$PROGRAM" --list >some
+	[ "$(cat some | tr '\n' ' ')" = "hash_kmalloc hash_prealloc hash_full_update " ] ||
+		fail "BENCH='hash_*' selects: $(cat some)"
+	rc=0
+	"$PROGRAM" --list no_such_bench 2>err || rc=$?
+	[ $rc -eq 2 ] || fail "exit $rc for an unknown benchmark, not 2"
+	expect_match err "no benchmark matches 'no_such_bench'"
+	rc=0
+	BENCH_ARGS=-d,0 "$PROGRAM" --list 2>err || rc=$?
+	[ $rc -eq 2 ] || fail "-d 0 accepted"
+}
+
+bench_image() {
+	[ -f "$KIT/rootfs.img" ] || skip "no rootfs.img (make rootfs)"
+	debugfs -R 'stat /usr/lib/kit/bench/bench' "$KIT/rootfs.img" 2>/dev/null | grep -q Inode ||
+		skip "rootfs.img has no bench program (make rootfs)"
+	echo "$KIT/rootfs.img"
+}
+
+# Every workload on a real kernel, briefly: the checks of each pass, and
+# add_del_on_diff_cpu skips on one CPU but its paired code path works (-f).
+test_workloads_pass_their_checks() {
+	k=$(kernel reuse-after-gp default)
+	img=$(bench_image)
+	for force in "" ",-f"; do
+		rc=0
+		"$KIT/uml/run" --timeout 240 --logdir logs --variant reuse-after-gp --mem 256M "$k" "$img" -- \
+			kit.run=bench kit.timeout=200 kit.env.BENCH_ARGS=-w,0,-d,1,-p,2$force \
+			${force:+kit.env.BENCH=add_del_on_diff_cpu} >out 2>&1 || rc=$?
+		d=$(ls -td logs/*/ | head -n 1)
+		[ $rc -eq 0 ] || { tail -n 30 out; fail "bench run failed (exit $rc), log $d"; }
+		tr -d '\r' <"$d/console.log" >console
+		expect_match console '^    ok [0-9]+ memory_sampler$'
+		expect_no_match console 'check [a-z_]+: FAILED'
+		report extract console >docs.json || fail "documents unreadable"
+		if [ -z "$force" ]; then
+			for b in overwrite batch_add_batch_del hash_kmalloc hash_prealloc \
+				hash_full_update percpu_alloc_free; do
+				expect_match console "^    ok [0-9]+ $b\$"
+			done
+			expect_match console '^    ok [0-9]+ add_del_on_diff_cpu # SKIP needs 2 CPUs'
+			expect_match console 'overwrite: check iterations_match_runs: ok'
+			expect_match console 'overwrite: check every_update_succeeds: ok: 0 of'
+			expect_match docs.json '"skip_reason": "needs 2 CPUs'
+		else
+			expect_match console '^    ok [0-9]+ add_del_on_diff_cpu$'
+			expect_match console 'add_del_on_diff_cpu: check pairs_in_step: ok'
+			expect_match docs.json '"forced": true'
+		fi
+	done
+}
+
+# make bench's script end to end, one short round: a complete,
+# self-describing results directory and nothing else.
+test_bench_writes_a_results_directory() {
+	kernel base default >/dev/null
+	kernel reuse-after-gp default >/dev/null
+	bench_image >/dev/null
+	[ -x "$REPORT" ] || skip "no $REPORT (make $REPORT)"
+	"$KIT/scripts/bench" --bench overwrite --args "-w 0 -d 1" --rounds 1 --out res >out 2>&1 ||
+		{ tail -n 30 out; fail "scripts/bench failed"; }
+	[ "$(ls -A res | wc -l)" -eq 1 ] || fail "res/ holds more than the results: $(ls -A res)"
+	d=res/$(ls res)
+	for f in results.json table.md chart.png README; do
+		[ -s "$d/$f" ] || fail "$d/$f missing or empty"
+	done
+	[ "$(ls "$d/logs" | wc -l)" -eq 2 ] || fail "not one log per boot: $(ls "$d/logs")"
+	expect_match "$d/table.md" '^\| htab-mem overwrite \| [0-9.]+ ± [0-9.]+ k/s \|.*\| [0-9.]+ ± [0-9.]+ k/s \|'
+	expect_match "$d/README" '^kernel: +reuse-after-gp: '
+	expect_match out '^=== bench: round 1 of 1, base: overwrite'
+	expect_no_match out 'bench-json-begin'
+	report status "$d/results.json" >status
+	[ "$(grep -c ' overwrite ok$' status)" -eq 2 ] || fail "status: $(cat status)"
+}
