@@ -64,7 +64,8 @@ static const struct bench *benchs[] = {
 	&bench_percpu_alloc_free,
 };
 
-#define NR_BENCHS (sizeof(benchs) / sizeof(benchs[0]))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define NR_BENCHS	ARRAY_SIZE(benchs)
 
 struct bench_env env;
 
@@ -79,7 +80,7 @@ static struct {
 	pthread_mutex_t lock;
 } cur = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static volatile bool stop;
+static bool stop;
 
 static double now(void)
 {
@@ -153,7 +154,7 @@ int bench_repeat(void)
 
 int bench_test_run(struct bpf_program *prog, __u32 producer, int repeat)
 {
-	__u32 pkt[16] = { producer };
+	__u32 pkt[16] = { producer };	/* little-endian, as the programs read it */
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		.data_in = pkt,
 		.data_size_in = sizeof(pkt),
@@ -349,7 +350,7 @@ static int start_producers(struct producer *p)
 {
 	int i, err;
 
-	stop = false;
+	__atomic_store_n(&stop, false, __ATOMIC_RELAXED);
 	for (i = 0; i < env.producers; i++) {
 		p[i].id = i;
 		err = pthread_create(&p[i].thread, NULL, producer_thread, &p[i]);
@@ -365,7 +366,7 @@ static void stop_producers(struct producer *p, int n)
 {
 	int i;
 
-	stop = true;
+	__atomic_store_n(&stop, true, __ATOMIC_RELAXED);
 	for (i = 0; i < n; i++)
 		pthread_join(p[i].thread, NULL);
 }
@@ -434,7 +435,6 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 	if (why) {
 		snprintf(reason, reason_len, "%s", why);
 		json_object_set_new(doc, "env", env_json(false));
-		json_object_set_new(doc, "status", json_string("skip"));
 		json_object_set_new(doc, "skip_reason", json_string(why));
 		res = RESULT_SKIP;
 		goto out;

@@ -60,12 +60,12 @@ struct bench {
 	/* Maps and programs, in the benchmark's memory cgroup; 0 or -errno. */
 	int (*setup)(void);
 	/*
-	 * One unit of producer @id's work.  Returns false once *@stop is
-	 * set (or on error, after bench_fail()).  The runner calls it until
-	 * then; a producer that must stop in step with another (a pair)
-	 * decides itself when to look at *@stop.
+	 * One unit of producer @id's work.  Returns false once
+	 * bench_stopping(@stop) (or on error, after bench_fail()).  The
+	 * runner calls it until then; a producer that must stop in step
+	 * with another (a pair) decides itself when to look.
 	 */
-	bool (*produce)(int id, const volatile bool *stop);
+	bool (*produce)(int id, const bool *stop);
 	/* The figures since the previous call, @seconds ago. */
 	void (*measure)(struct bench_sample *s, double seconds);
 	/* After the producers stopped: correctness checks (bench_check()). */
@@ -93,6 +93,12 @@ int bench_test_run(struct bpf_program *prog, __u32 producer, int repeat);
 
 /* Program runs per BPF_PROG_TEST_RUN for this benchmark (-r or its default). */
 int bench_repeat(void);
+
+/* Whether the runner asked the producers to stop. */
+static inline bool bench_stopping(const bool *stop)
+{
+	return __atomic_load_n(stop, __ATOMIC_RELAXED);
+}
 
 /* Read-and-zero of a counter the programs add to (a bss variable). */
 static inline __u64 bench_swap(void *counter)

@@ -90,11 +90,11 @@ static void htab_mem_teardown(void)
 	ctx.skel = NULL;
 }
 
-static bool htab_mem_produce(int id, const volatile bool *stop)
+static bool htab_mem_produce(int id, const bool *stop)
 {
 	int repeat = bench_repeat();
 
-	if (*stop || bench_test_run(ctx.prog, id, repeat))
+	if (bench_stopping(stop) || bench_test_run(ctx.prog, id, repeat))
 		return false;
 	ctx.runs[id] += repeat;
 	return true;
@@ -249,14 +249,14 @@ static int add_del_setup(void)
  * then deletes the same keys.  The adder decides for the pair when to
  * stop, so that neither waits forever at the barrier for the other.
  */
-static bool add_del_produce(int id, const volatile bool *stop)
+static bool add_del_produce(int id, const bool *stop)
 {
 	pthread_barrier_t *sync = &ctx.pair_sync[id / 2];
 	bool *done = &ctx.pair_done[id / 2];
 	bool *failed = &ctx.pair_failed[id / 2];
 
 	if (id % 2 == 0) {
-		*done = *stop;
+		*done = bench_stopping(stop);
 		if (!*done) {
 			if (bench_test_run(ctx.prog, id, 1))
 				*done = true;

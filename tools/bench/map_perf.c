@@ -59,11 +59,11 @@ static void map_perf_teardown(void)
 	ctx.skel = NULL;
 }
 
-static bool map_perf_produce(int id, const volatile bool *stop)
+static bool map_perf_produce(int id, const bool *stop)
 {
 	int repeat = bench_repeat();
 
-	if (*stop || bench_test_run(ctx.prog, id, repeat))
+	if (bench_stopping(stop) || bench_test_run(ctx.prog, id, repeat))
 		return false;
 	ctx.runs[id] += repeat;
 	return true;

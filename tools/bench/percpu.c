@@ -56,11 +56,11 @@ static void percpu_teardown(void)
 	ctx.skel = NULL;
 }
 
-static bool percpu_produce(int id, const volatile bool *stop)
+static bool percpu_produce(int id, const bool *stop)
 {
 	int repeat = bench_repeat();
 
-	if (*stop || bench_test_run(ctx.skel->progs.percpu_alloc_free, id, repeat))
+	if (bench_stopping(stop) || bench_test_run(ctx.skel->progs.percpu_alloc_free, id, repeat))
 		return false;
 	ctx.runs[id] += repeat;
 	return true;
