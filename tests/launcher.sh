@@ -49,6 +49,7 @@ test_interrupt_leaves_no_process() {
 	[ $rc -eq 130 ] || fail "uml/run exited $rc after SIGINT, not 130"
 	expect_match out 'interrupted; guest killed'
 	[ -z "$(uml_processes $pid)" ] || fail "UML processes left: $(uml_processes $pid)"
+	[ -z "$(pgrep -f "$T/logs/")" ] || fail "processes left reading the log: $(pgrep -fa "$T/logs/")"
 }
 
 test_run_directory_describes_the_run() {
