@@ -119,6 +119,7 @@ kernel: $(KERNEL)
 
 include rootfs/rootfs.mk
 include tools/bench/bench.mk
+include scripts/gdb/gdb.mk
 
 # --- running ----------------------------------------------------------------
 
@@ -184,9 +185,12 @@ help:
 	@echo '  test-matrix  every variant x flavor (long; not part of test)'
 	@echo '  stress       the long mixed reuse run (tools/stress/, STRESS_SECONDS each)'
 	@echo '  shell        boot into a busybox shell in the guest'
+	@echo '  gdb          boot VARIANT/FLAVOR under gdb, stop in the allocator'"'"'s RCU callbacks (BREAK=, T=, KARGS=)'
+	@echo '  attach       attach gdb to the newest running guest (make run/shell); detach leaves it running'
 	@echo '  kernel       build the kernel of VARIANT/FLAVOR ($(OBJ)/linux; the default one is also ./linux)'
 	@echo '  rootfs       build rootfs.img'
 	@echo '  loop-time    time touch memalloc.c -> rebuild -> boot -> results'
+	@$(MAKE) -s --no-print-directory bench-help | sed -n '1,3p'
 	@echo '  deps         install the Debian packages the kit needs (root), or print the command'
 	@echo '  clean        remove the root image, logs and ./linux; keep kernels'
 	@echo '  distclean    remove everything built, kernels and source trees included'
@@ -202,3 +206,6 @@ help:
 	@echo '  JOBS=$(JOBS)             parallel kernel build jobs'
 	@echo '  TEST_RUNS="$(TEST_RUNS)"'
 	@echo '               variant:flavor builds make test boots'
+	@echo '  BREAK=<funcs>         gdb/attach breakpoints (default: reuse_rcu dyn_reuse_rcu __free_rcu, those the kernel has)'
+	@echo '  KARGS=<args>          make gdb: more kernel arguments, e.g. fail_bpf_reuse_batch=1,100,0,-1'
+	@$(MAKE) -s --no-print-directory bench-help | sed -n '4,$$p'
