@@ -120,6 +120,7 @@ kernel: $(KERNEL)
 include rootfs/rootfs.mk
 include tools/bench/bench.mk
 include scripts/gdb/gdb.mk
+include tests/host.mk
 
 # --- running ----------------------------------------------------------------
 
@@ -140,10 +141,10 @@ check-filter: $(ROOTFS_SUITES_LIST)
 
 # --- tests ------------------------------------------------------------------
 
-test: deps
+test: deps host-bins
 	@tests/run-all $(TEST_RUNS)
 
-test-host: deps
+test-host: deps host-bins
 	tests/run
 
 # One variant's selftests, through the launcher (used by tests/run-all).
