@@ -334,8 +334,8 @@ static void kmemleak_forget_boot(void)
 {
 	if (access(KMEMLEAK, W_OK))
 		return;
-	sleep(5);
-	if (kmemleak_command("scan"))
+	sleep(6);
+	if (kmemleak_command("scan") && kmemleak_command("scan"))
 		kmemleak_command("clear");
 }
 

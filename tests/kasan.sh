@@ -10,7 +10,7 @@ test_kasan_report_fails_a_passing_run() {
 	# memory, run at boot; the kit's selftests then pass as usual.
 	"$KIT/uml/run" --timeout 300 --logdir logs --variant reuse-after-gp --tests htab_syscall \
 		"$k" "$KIT/rootfs.img" -- $(sed "s/#.*//" "$KIT/uml/configs/kasan.cmdline") \
-		kunit.filter_glob=kasan.kmalloc_uaf >out 2>&1 || rc=$?
+		kunit.enable=1 kunit.filter_glob=kasan.kmalloc_uaf >out 2>&1 || rc=$?
 	[ $rc -ne 0 ] || fail "a run with a KASAN report passed"
 	expect_match out '^PROBLEM kernel splat on the console'
 	expect_match out '^  \| .*BUG: KASAN: .*use-after-free'
