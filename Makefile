@@ -17,7 +17,7 @@ JOBS ?= $(shell nproc)
 # The builds `make test` runs the selftests on, as VARIANT:FLAVOR
 # (expected outcomes per variant: tools/selftests/expected-failures).
 # tests/ then boots the kasan one for its positive control.
-TEST_RUNS ?= reuse-after-gp:default base:default reuse-after-gp:debug reuse-after-gp:kasan
+TEST_RUNS ?= reuse-after-gp:default base:default reuse-after-gp:debug base:debug reuse-after-gp:kasan base:kasan
 
 DEFAULT_VARIANT := reuse-after-gp
 DEFAULT_FLAVOR := default
