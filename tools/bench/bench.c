@@ -46,6 +46,7 @@
 #include <jansson.h>
 
 #include "bench.h"
+#include "htab_util.h"
 #include "memcg.h"
 
 #define MAX_SAMPLES	3600
@@ -155,24 +156,11 @@ int bench_repeat(void)
 int bench_test_run(struct bpf_program *prog, __u32 producer, int repeat)
 {
 	__u32 pkt[16] = { producer };	/* little-endian, as the programs read it */
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = pkt,
-		.data_size_in = sizeof(pkt),
-		.repeat = repeat,
-	);
-	int err;
+	int err = xdp_test_run(prog, pkt, sizeof(pkt), repeat, NULL);
 
-	err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
-	if (err) {
-		err = -errno;
-		bench_fail("BPF_PROG_TEST_RUN %s: %s", bpf_program__name(prog), strerror(-err));
-		return err;
-	}
-	if (opts.retval != XDP_PASS) {
-		bench_fail("%s returned %u, not XDP_PASS", bpf_program__name(prog), opts.retval);
-		return -EINVAL;
-	}
-	return 0;
+	if (err)
+		bench_fail("test run of %s failed", bpf_program__name(prog));
+	return err;
 }
 
 /* libbpf's messages (a verifier log too) as diagnostics: the output stays KTAP. */
@@ -189,28 +177,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 }
 
 /* --- memory cgroup ------------------------------------------------------- */
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
-/* Back to the root cgroup; the benchmark's own goes (its charges stay). */
-static void cgroup_leave(const char *name)
-{
-	char path[512];
-
-	write_str(CGROUP_ROOT "/cgroup.procs", "0");
-	snprintf(path, sizeof(path), "%s/%s", CGROUP_ROOT, name);
-	rmdir(path);
-}
 
 /*
  * The allocator's own counters when the kernel has them (the
@@ -456,7 +422,7 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 		if (!cur.failed)
 			bench_fail("setup failed");
 		snprintf(reason, reason_len, "setup: %s", cur.first_error);
-		cgroup_leave(cgroup);
+		memcg_leave(cgroup);
 		json_decref(ma_before);
 		res = RESULT_FAIL;
 		goto out;
@@ -510,7 +476,7 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 	b->teardown();
 	json_object_set_new(doc, "allocator_counters", ma_counters_delta(ma_before, ma_counters()));
 	json_decref(ma_before);
-	cgroup_leave(cgroup);
+	memcg_leave(cgroup);
 
 	metrics = json_array();
 	for (m = 0; m < b->nr_metrics; m++) {
@@ -587,7 +553,7 @@ static enum result check_sampler(char *reason, size_t reason_len)
 	if (fd < 0) {
 		snprintf(reason, reason_len, "creating a %d-entry map: %s", SAMPLER_ENTRIES,
 			 strerror(errno));
-		cgroup_leave(cgroup);
+		memcg_leave(cgroup);
 		json_decref(cur.checks);
 		return RESULT_FAIL;
 	}
@@ -595,7 +561,7 @@ static enum result check_sampler(char *reason, size_t reason_len)
 	peak = memcg_peak();
 	close(fd);
 	after = memcg_wait_below(before + SAMPLER_BYTES / 4, 5000);
-	cgroup_leave(cgroup);
+	memcg_leave(cgroup);
 
 	bench_check(before >= 0 && with_map >= 0 && peak >= 0, "files_readable",
 		    "memory.current %lld, then %lld; memory.peak %lld", before, with_map, peak);

@@ -35,12 +35,12 @@ struct htab *htab_open(const struct htab_params *p)
 	return skel;
 }
 
-int htab_test_run(struct bpf_program *prog, int repeat, __u32 *avg_ns)
+int xdp_test_run(struct bpf_program *prog, const void *pkt, __u32 len, int repeat,
+		 __u32 *avg_ns)
 {
-	char pkt[64] = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		.data_in = pkt,
-		.data_size_in = sizeof(pkt),
+		.data_size_in = len,
 		.repeat = repeat,
 	);
 	int err;
@@ -58,6 +58,13 @@ int htab_test_run(struct bpf_program *prog, int repeat, __u32 *avg_ns)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int htab_test_run(struct bpf_program *prog, int repeat, __u32 *avg_ns)
+{
+	char pkt[64] = { 0 };
+
+	return xdp_test_run(prog, pkt, sizeof(pkt), repeat, avg_ns);
 }
 
 int htab_count(int map_fd)

@@ -21,6 +21,15 @@ struct htab_params {
 struct htab *htab_open(const struct htab_params *p);
 
 /*
+ * Run the XDP program @prog @repeat times with BPF_PROG_TEST_RUN on @pkt;
+ * the kernel's average time per run goes to *@avg_ns if not NULL.
+ * Returns 0, or -errno (-EINVAL if it did not return XDP_PASS) with a
+ * diagnostic printed.
+ */
+int xdp_test_run(struct bpf_program *prog, const void *pkt, __u32 len, int repeat,
+		 __u32 *avg_ns);
+
+/*
  * Run @prog @repeat times with BPF_PROG_TEST_RUN on a dummy packet; the
  * kernel's average time per run goes to *@avg_ns if not NULL.
  * Returns 0, or -errno with a diagnostic printed.

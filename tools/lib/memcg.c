@@ -59,6 +59,15 @@ int memcg_enter(const char *name)
 	return read_ll("memory.current") < 0 ? -ENOENT : 0;
 }
 
+void memcg_leave(const char *name)
+{
+	char path[512];
+
+	write_file(CGROUP_ROOT "/cgroup.procs", "0");
+	snprintf(path, sizeof(path), "%s/%s", CGROUP_ROOT, name);
+	rmdir(path);
+}
+
 long long memcg_current(void)
 {
 	return read_ll("memory.current");

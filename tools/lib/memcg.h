@@ -9,6 +9,9 @@
 /* Create /sys/fs/cgroup/@name and move the caller into it; 0 or -errno. */
 int memcg_enter(const char *name);
 
+/* Move the caller back to the root cgroup and remove @name (its charges stay). */
+void memcg_leave(const char *name);
+
 /* memory.current / memory.peak of the caller's cgroup in bytes, or -1. */
 long long memcg_current(void);
 long long memcg_peak(void);

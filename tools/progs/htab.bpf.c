@@ -59,28 +59,33 @@ static __always_inline __u64 *scratch_value(void)
 	return bpf_map_lookup_elem(&scratch, &zero);
 }
 
+/* Update @key with @val and count the outcome. */
+static __always_inline void update_counted(__u32 key, __u64 *val)
+{
+	long err;
+
+	*val = key;
+	err = bpf_map_update_elem(&htab, &key, val, BPF_ANY);
+	if (!err)
+		updates_ok++;
+	else if (err == -ENOMEM)
+		updates_nomem++;
+	else
+		updates_other_err++;
+}
+
 /* Insert @burst new keys, each value starting with its key. */
 SEC("xdp")
 int update_burst(struct xdp_md *ctx)
 {
 	__u64 *val = scratch_value();
-	__u32 i, key;
-	long err;
+	__u32 i;
 
 	if (!val)
 		return XDP_ABORTED;
 	runs++;
-	for (i = 0; i < MAX_BURST && i < burst; i++) {
-		key = next_key++;
-		*val = key;
-		err = bpf_map_update_elem(&htab, &key, val, BPF_ANY);
-		if (!err)
-			updates_ok++;
-		else if (err == -ENOMEM)
-			updates_nomem++;
-		else
-			updates_other_err++;
-	}
+	for (i = 0; i < MAX_BURST && i < burst; i++)
+		update_counted(next_key++, val);
 	return XDP_PASS;
 }
 
@@ -93,23 +98,13 @@ SEC("xdp")
 int overwrite(struct xdp_md *ctx)
 {
 	__u64 *val = scratch_value();
-	__u32 i, key;
-	long err;
+	__u32 i;
 
 	if (!val)
 		return XDP_ABORTED;
 	runs++;
-	for (i = 0; i < MAX_BURST && i < burst; i++) {
-		key = next_key++ % key_range;
-		*val = key;
-		err = bpf_map_update_elem(&htab, &key, val, BPF_ANY);
-		if (!err)
-			updates_ok++;
-		else if (err == -ENOMEM)
-			updates_nomem++;
-		else
-			updates_other_err++;
-	}
+	for (i = 0; i < MAX_BURST && i < burst; i++)
+		update_counted(next_key++ % key_range, val);
 	return XDP_PASS;
 }
 
