@@ -102,3 +102,11 @@ test_suite_pattern_in_expected_failures() {
 	expect_match out '^XFAIL reuse.no_immediate_reuse'
 	expect_match out '^XPASS reuse.overwrite_memory_bounded'
 }
+
+test_real_kasan_report_fails_a_passing_run() {
+	r=$(fixture_run kasan reuse-after-gp 0)
+	[ "$(verdict "$r")" = 1 ] || fail "a run with a KASAN report passed"
+	expect_match out '^PROBLEM kernel splat on the console'
+	expect_match out '^  \| .*BUG: KASAN: use-after-free in kmalloc_uaf'
+	expect_match out '^5 passed, 1 failed, 0 skipped$'
+}
