@@ -23,7 +23,7 @@ GUEST_LIB := $(R)/libkit.a
 GUEST_OBJS := $(patsubst tools/lib/%.c,$(R)/obj/%.o,$(wildcard tools/lib/*.c))
 ROOTFS_SUITES_LIST := $(R)/suites
 
-$(R)/gen/%.bpf.o: tools/progs/%.bpf.c | $(DEPS_STAMP)
+$(R)/gen/%.bpf.o: tools/progs/%.bpf.c $(wildcard tools/progs/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CLANG   $@"
 	@$(CLANG) -g -O2 -target bpf -Wall $(ARCH_INCLUDE) -c $< -o $@

@@ -14,6 +14,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "bench_common.h"
+
 #define OP_BATCH 64
 
 char LICENSE[] SEC("license") = "GPL";
@@ -38,23 +40,6 @@ __u64 op_cnt;
 /* Upstream ignores the results; the kit's checks count failures. */
 __u64 update_err;
 __u64 delete_err;
-
-/*
- * The producer's number, little-endian in the packet's first 4 bytes.
- * Read byte by byte: XDP data is not 4-byte aligned (NET_IP_ALIGN) and
- * UML has no efficient unaligned access, so the verifier refuses a u32
- * load there.
- */
-static __always_inline int producer_of(struct xdp_md *ctx, __u32 *id)
-{
-	__u8 *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-
-	if ((void *)(data + 4) > data_end)
-		return -1;
-	*id = data[0] | data[1] << 8 | data[2] << 16 | (__u32)data[3] << 24;
-	return 0;
-}
 
 static __always_inline void write_batch(__u32 from, __u32 step, __u64 flags)
 {

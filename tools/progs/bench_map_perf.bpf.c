@@ -23,6 +23,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "bench_common.h"
+
 #define FULL_BATCH	64
 #define E2BIG		7
 
@@ -46,23 +48,6 @@ __u64 lookup_miss;
 __u64 delete_err;
 __u64 full_e2big;
 __u64 full_other;
-
-/*
- * The producer's number, little-endian in the packet's first 4 bytes.
- * Read byte by byte: XDP data is not 4-byte aligned (NET_IP_ALIGN) and
- * UML has no efficient unaligned access, so the verifier refuses a u32
- * load there.
- */
-static __always_inline int producer_of(struct xdp_md *ctx, __u32 *id)
-{
-	__u8 *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-
-	if ((void *)(data + 4) > data_end)
-		return -1;
-	*id = data[0] | data[1] << 8 | data[2] << 16 | (__u32)data[3] << 24;
-	return 0;
-}
 
 SEC("xdp")
 int stress_hmap(struct xdp_md *ctx)
