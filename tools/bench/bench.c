@@ -47,6 +47,7 @@
 
 #include "bench.h"
 #include "htab_util.h"
+#include "ktap.h"
 #include "memcg.h"
 
 #define MAX_SAMPLES	3600
@@ -102,21 +103,6 @@ static void sleep_until(double t)
 		;
 }
 
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock(&cur.lock);
-	va_start(ap, fmt);
-	fputs("# ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	va_end(ap);
-	fflush(stdout);
-	pthread_mutex_unlock(&cur.lock);
-}
-
 void bench_fail(const char *fmt, ...)
 {
 	char msg[512];
@@ -129,7 +115,7 @@ void bench_fail(const char *fmt, ...)
 	if (!cur.failed++)
 		snprintf(cur.first_error, sizeof(cur.first_error), "%s", msg);
 	pthread_mutex_unlock(&cur.lock);
-	diag("%s: error: %s", cur.b ? cur.b->name : "bench", msg);
+	ktap_diag("%s: error: %s", cur.b ? cur.b->name : "bench", msg);
 }
 
 void bench_check(bool ok, const char *name, const char *fmt, ...)
@@ -140,7 +126,7 @@ void bench_check(bool ok, const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
-	diag("%s: check %s: %s: %s", cur.b->name, name, ok ? "ok" : "FAILED", detail);
+	ktap_diag("%s: check %s: %s: %s", cur.b->name, name, ok ? "ok" : "FAILED", detail);
 	json_array_append_new(cur.checks, json_pack("{s:s, s:b, s:s}", "name", name,
 						    "ok", ok, "detail", detail));
 	cur.checks_failed += !ok;
@@ -172,7 +158,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 		return 0;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	for (line = strtok_r(msg, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		diag("%s", line);
+		ktap_diag("%s", line);
 	return 0;
 }
 
@@ -256,16 +242,17 @@ static void print_json(const char *name, json_t *doc)
 	char *line, *save;
 
 	if (!text) {
-		diag("%s: cannot format the JSON document", name);
+		ktap_diag("%s: cannot format the JSON document", name);
 		return;
 	}
-	pthread_mutex_lock(&cur.lock);
+	/* stdout's own lock: no ktap_diag() line of a producer gets in between. */
+	flockfile(stdout);
 	printf("# bench-json-begin %s\n", name);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		printf("# %s\n", line);
 	printf("# bench-json-end %s\n", name);
 	fflush(stdout);
-	pthread_mutex_unlock(&cur.lock);
+	funlockfile(stdout);
 	free(text);
 }
 
@@ -282,7 +269,7 @@ static void print_summary(const struct bench *b, const struct stats *st,
 	snprintf(line + n, sizeof(line) - n,
 		 " memory usage %.2f \u00b1 %.2f MiB, peak memory usage %.2f MiB",
 		 mem.mean, mem.stddev, peak);
-	diag("%s", line);
+	ktap_diag("%s", line);
 }
 
 /* --- running one benchmark ----------------------------------------------- */
@@ -389,12 +376,12 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 	cur.setup_growth = 0;
 	doc = json_pack("{s:s, s:s, s:s, s:s, s:s}", "bench", b->name, "group", b->group,
 			"title", b->title, "upstream", b->upstream, "about", b->about);
-	diag("%s: %s (upstream: %s)", b->name, b->about, b->upstream);
+	ktap_diag("%s: %s (upstream: %s)", b->name, b->about, b->upstream);
 
 	if (b->validate)
 		why = b->validate();
 	if (why && env.force) {
-		diag("%s: would be skipped (%s); run anyway (-f), its figures mean nothing", b->name, why);
+		ktap_diag("%s: would be skipped (%s); run anyway (-f), its figures mean nothing", b->name, why);
 		forced = true;
 		why = NULL;
 	}
@@ -453,7 +440,7 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 				n += snprintf(line + n, sizeof(line) - n, " %s %.2f %s,",
 					      b->metrics[m].label, s.value[m], b->metrics[m].unit);
 			snprintf(line + n, sizeof(line) - n, " memory usage %.2f MiB", cur_mem);
-			diag("%s", line);
+			ktap_diag("%s", line);
 		}
 		if (i < env.warmup || kept >= MAX_SAMPLES)
 			continue;
@@ -733,7 +720,7 @@ int main(int argc, char **argv)
 	libbpf_set_print(libbpf_print);
 	uname(&uts);
 	printf("KTAP version 1\n# Subtest: bench\n1..%d\n", planned + 1);
-	diag("bench: kernel %s %s, %d CPU(s); -w %d -d %d -p %d%s%s", uts.release, uts.version,
+	ktap_diag("bench: kernel %s %s, %d CPU(s); -w %d -d %d -p %d%s%s", uts.release, uts.version,
 	     env.nr_cpus, env.warmup, env.duration, env.producers, env.affinity ? " -a" : "",
 	     env.force ? " -f" : "");
 	reason[0] = '\0';

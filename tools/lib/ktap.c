@@ -10,15 +10,16 @@
 
 static char skip_reason[256];
 
+/* One stdio call per line, so that threads (tools/bench) do not interleave. */
 void ktap_diag(const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("# ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	printf("# %s\n", line);
 	fflush(stdout);
 }
 
