@@ -55,3 +55,6 @@ bench-help:
 	@echo '  BENCH_VARIANTS="$(BENCH_VARIANTS)"  variants to compare (the first is the baseline)'
 	@echo '  BENCH=$(BENCH)  BENCH_ARGS="$(BENCH_ARGS)"  BENCH_ROUNDS=$(BENCH_ROUNDS)  BENCH_MEM=$(BENCH_MEM)'
 	@echo '               workloads (globs), bench options (e.g. "-w 1 -d 5"), boots per variant, guest memory'
+
+# tests/bench.sh checks the host tool and the guest program: build them first.
+test test-host: $(BENCH_REPORT) $(BENCH_BIN)
