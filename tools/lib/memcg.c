@@ -9,37 +9,19 @@
 #include <unistd.h>
 
 #include "memcg.h"
+#include "sysfs.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
 
 static char cg_dir[256];
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
+/* A file of the caller's cgroup. */
 static long long read_ll(const char *file)
 {
-	char path[512], buf[64];
-	long long v = -1;
-	FILE *f;
+	char path[512];
 
 	snprintf(path, sizeof(path), "%s/%s", cg_dir, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fgets(buf, sizeof(buf), f))
-		v = strtoll(buf, NULL, 10);
-	fclose(f);
-	return v;
+	return sysfs_read_ll(path);
 }
 
 int memcg_enter(const char *name)
@@ -48,12 +30,12 @@ int memcg_enter(const char *name)
 	int err;
 
 	/* The memory controller may already be on; then this is a no-op. */
-	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	sysfs_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
 	snprintf(cg_dir, sizeof(cg_dir), "%s/%s", CGROUP_ROOT, name);
 	if (mkdir(cg_dir, 0755) && errno != EEXIST)
 		return -errno;
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cg_dir);
-	err = write_file(path, "0");
+	err = sysfs_write(path, "0");
 	if (err)
 		return err;
 	return read_ll("memory.current") < 0 ? -ENOENT : 0;
@@ -63,7 +45,7 @@ void memcg_leave(const char *name)
 {
 	char path[512];
 
-	write_file(CGROUP_ROOT "/cgroup.procs", "0");
+	sysfs_write(CGROUP_ROOT "/cgroup.procs", "0");
 	snprintf(path, sizeof(path), "%s/%s", CGROUP_ROOT, name);
 	rmdir(path);
 }

@@ -16,6 +16,7 @@
 #include "ktap.h"
 #include "memcg.h"
 #include "reuse_checks.h"
+#include "sysfs.h"
 
 #define PROBE_ATTEMPTS	100
 #define PROBE_FILL	8
@@ -312,42 +313,21 @@ enum ktap_result reuse_update_delete_all_sizes(void)
 #define FAIL_DIR	"/sys/kernel/debug/fail_bpf_reuse_batch"
 #define STATS_DIR	"/sys/kernel/debug/bpf_mem_alloc"
 
-static int write_str(const char *path, const char *s)
-{
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f)
-		return -errno;
-	err = fputs(s, f) < 0 ? -EIO : 0;
-	if (fclose(f))
-		err = -errno;
-	return err;
-}
-
 static long long read_stat(const char *name)
 {
 	char path[256];
-	long long v = -1;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", STATS_DIR, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return sysfs_read_ll(path);
 }
 
 int reuse_fail_batches(bool on)
 {
 	int err = 0;
 
-	err = err ?: write_str(FAIL_DIR "/interval", "1");
-	err = err ?: write_str(FAIL_DIR "/times", "-1");
-	err = err ?: write_str(FAIL_DIR "/probability", on ? "100" : "0");
+	err = err ?: sysfs_write(FAIL_DIR "/interval", "1");
+	err = err ?: sysfs_write(FAIL_DIR "/times", "-1");
+	err = err ?: sysfs_write(FAIL_DIR "/probability", on ? "100" : "0");
 	return err;
 }
 
