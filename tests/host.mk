@@ -23,12 +23,12 @@ $(H)/plain/%: tools/selftests/%.c $(HOST_LIB_SRCS) $(wildcard tools/lib/*.h) $(S
 	@echo "  HOSTCC  $@"
 	@$(CC) $(HOST_CFLAGS) $< $(HOST_LIB_SRCS) -o $@ -lbpf -lelf -lz
 
-$(H)/asan/bench-report: tools/bench/host/bench-report.c | $(DEPS_STAMP)
+$(H)/asan/bench-report: tools/bench/host/bench-report.c tools/bench/stats.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  HOSTCC  $@"
 	@$(CC) $(HOST_CFLAGS) $(HOST_SANITIZE) $< -o $@ -ljansson -lm
 
-$(H)/plain/bench-report: tools/bench/host/bench-report.c | $(DEPS_STAMP)
+$(H)/plain/bench-report: tools/bench/host/bench-report.c tools/bench/stats.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  HOSTCC  $@"
 	@$(CC) $(HOST_CFLAGS) $< -o $@ -ljansson -lm

@@ -46,6 +46,7 @@
 #include <jansson.h>
 
 #include "bench.h"
+#include "stats.h"
 #include "htab_util.h"
 #include "ktap.h"
 #include "memcg.h"
@@ -215,19 +216,11 @@ struct stats {
 	double mean, stddev;
 };
 
-/* Mean and sample standard deviation, as upstream's report_final(). */
 static struct stats stats_of(const double *v, int n)
 {
-	struct stats s = { 0, 0 };
-	int i;
+	struct stats s;
 
-	for (i = 0; i < n; i++)
-		s.mean += v[i] / n;
-	if (n > 1) {
-		for (i = 0; i < n; i++)
-			s.stddev += (v[i] - s.mean) * (v[i] - s.mean) / (n - 1);
-		s.stddev = sqrt(s.stddev);
-	}
+	bench_mean_stddev(v, n, &s.mean, &s.stddev);
 	return s;
 }
 

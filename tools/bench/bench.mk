@@ -24,13 +24,13 @@ BENCH_BIN := $(R)/bench/bench
 BENCH_REPORT := $(BUILD)/bench/bench-report
 BENCH_SRCS := $(wildcard tools/bench/*.c)
 
-$(BENCH_BIN): $(BENCH_SRCS) tools/bench/bench.h $(GUEST_LIB) $(wildcard tools/lib/*.h) $(SKELETONS)
+$(BENCH_BIN): $(BENCH_SRCS) $(wildcard tools/bench/*.h) $(GUEST_LIB) $(wildcard tools/lib/*.h) $(SKELETONS)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(GUEST_CFLAGS) -Itools/bench $(BENCH_SRCS) $(GUEST_LIB) -o $@ \
 		$(GUEST_LDLIBS) -ljansson -lpthread -lm
 
-$(BENCH_REPORT): tools/bench/host/bench-report.c | $(DEPS_STAMP)
+$(BENCH_REPORT): tools/bench/host/bench-report.c tools/bench/stats.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  HOSTCC  $@"
 	@$(CC) -O2 -g -Wall -Wextra $< -o $@ -ljansson -lm

@@ -19,8 +19,9 @@
  *
  * C with jansson rather than shell: the documents are JSON, and
  * statistics over pooled samples need real arithmetic.  The statistics
- * are hand-rolled (mean and sample standard deviation, as the guest and
- * upstream's bench compute them); no library call does just that.
+ * are hand-rolled (mean and sample standard deviation, tools/bench/stats.h,
+ * shared with the guest as upstream's bench computes them); no library
+ * call does just that.
  */
 #include <errno.h>
 #include <math.h>
@@ -31,6 +32,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <jansson.h>
+
+#include "../stats.h"
 
 #define MARK_BEGIN	"# bench-json-begin "
 #define MARK_END	"# bench-json-end "
@@ -139,16 +142,9 @@ struct stats {
 
 static struct stats stats_of(const double *v, int n)
 {
-	struct stats s = { 0, 0, n };
-	int i;
+	struct stats s = { .n = n };
 
-	for (i = 0; i < n; i++)
-		s.mean += v[i] / n;
-	if (n > 1) {
-		for (i = 0; i < n; i++)
-			s.stddev += (v[i] - s.mean) * (v[i] - s.mean) / (n - 1);
-		s.stddev = sqrt(s.stddev);
-	}
+	bench_mean_stddev(v, n, &s.mean, &s.stddev);
 	return s;
 }
 
