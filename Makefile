@@ -122,6 +122,7 @@ include rootfs/rootfs.mk
 include tools/bench/bench.mk
 include scripts/gdb/gdb.mk
 include tests/host.mk
+include tools/uspace/uspace.mk
 
 # --- running ----------------------------------------------------------------
 

@@ -1,0 +1,729 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memalloc_test: a variant's kernel/bpf/memalloc.c, compiled in user space
+ * against tools/uspace/include, driven by one thread per "CPU".
+ *
+ *   memalloc_test [-c CPUS] [-s SCALE] [-x CASE]... [GLOB]
+ *
+ * -c: CPUs (threads), default 4.  -s: percent of the default iteration
+ * counts (Valgrind runs use less).  -x: a case expected to fail on this
+ * variant (tools/uspace/expected-failures): its failure passes, its pass
+ * fails.  Prints KTAP; any WARN_ON in the allocator fails the case.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/bpf_mem_alloc.h>
+#include "uspace_test.h"
+#include "ktap.h"
+
+#define OPS		64	/* operations per iteration, as htab-mem */
+#define MAX_XFAIL	8
+
+static int nr_threads = 4;
+static int scale = 100;
+static const char *xfail[MAX_XFAIL];
+static int nr_xfail;
+
+static int iters(int n)
+{
+	n = n * scale / 100;
+	return n > 0 ? n : 1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The first word of an object is the allocator's llist_node while it is
+ * free; the tests put a tag in the second, written and read atomically
+ * so that the reuse check races with nothing but the allocator's reuse.
+ */
+static unsigned long next_tag(void)
+{
+	static unsigned long tag;
+
+	return __atomic_add_fetch(&tag, 1, __ATOMIC_RELAXED);
+}
+
+static void stamp(void *obj, size_t size)
+{
+	unsigned long *w = obj;
+
+	__atomic_store_n(&w[0], next_tag(), __ATOMIC_RELAXED);
+	if (size > sizeof(long))
+		memset(w + 1, 0xa5, size - sizeof(long));
+}
+
+static unsigned long tag_of(void *obj)
+{
+	return __atomic_load_n((unsigned long *)obj, __ATOMIC_RELAXED);
+}
+
+/* --- running N CPUs ------------------------------------------------------ */
+
+struct cpu_arg {
+	int cpu;
+	struct bpf_mem_alloc *ma;
+	void *ctx;
+	long failures;		/* checks that failed on this CPU */
+	long iterations;
+};
+
+static void *cpu_thread(void *p)
+{
+	struct cpu_arg *a = p;
+	void (*fn)(struct cpu_arg *) = a->ctx;
+
+	uspace_set_cpu(a->cpu);
+	uspace_rcu_register();
+	fn(a);
+	uspace_rcu_unregister();
+	uspace_set_cpu(-1);
+	return NULL;
+}
+
+/* Run @fn on every CPU; returns the failures they counted. */
+static long run_cpus(struct bpf_mem_alloc *ma, void (*fn)(struct cpu_arg *), long *iterations)
+{
+	pthread_t t[NR_CPUS];
+	struct cpu_arg a[NR_CPUS];
+	long failures = 0;
+	int i;
+
+	for (i = 0; i < nr_threads; i++) {
+		a[i] = (struct cpu_arg){ .cpu = i, .ma = ma, .ctx = fn };
+		if (pthread_create(&t[i], NULL, cpu_thread, &a[i]))
+			abort();
+	}
+	for (i = 0; i < nr_threads; i++) {
+		pthread_join(t[i], NULL);
+		failures += a[i].failures;
+		if (iterations)
+			*iterations += a[i].iterations;
+	}
+	return failures;
+}
+
+/* The test's own thread is CPU 0 while no CPU thread runs (init, destroy). */
+static int ma_init(struct bpf_mem_alloc *ma, int size, bool percpu)
+{
+	int err;
+
+	uspace_set_cpu(0);
+	err = bpf_mem_alloc_init(ma, size, percpu);
+	uspace_set_cpu(-1);
+	return err;
+}
+
+static void ma_destroy(struct bpf_mem_alloc *ma)
+{
+	uspace_set_cpu(0);
+	bpf_mem_alloc_destroy(ma);
+	uspace_set_cpu(-1);
+}
+
+/* Wait for the deferred destroy and every callback: all memory is back. */
+static void quiesce(void)
+{
+	uspace_flush_workqueue();
+	rcu_barrier();
+	rcu_barrier_tasks_trace();
+	rcu_barrier();
+	uspace_flush_workqueue();
+}
+
+static long warnings_before;
+
+static void case_start(void)
+{
+	warnings_before = atomic_read(&uspace_warnings);
+}
+
+#define EXPECT_NO_LEAK(base)						\
+	do {								\
+		quiesce();						\
+		KTAP_EXPECT(uspace_mem_live() == (base),		\
+			    "%ld bytes still allocated after destroy",	\
+			    uspace_mem_live() - (base));		\
+		KTAP_EXPECT(atomic_read(&uspace_warnings) == warnings_before, \
+			    "the allocator warned (see stderr)");	\
+	} while (0)
+
+/* --- workloads of htab-mem, through bpf_mem_cache_alloc/free ---------- */
+
+#define VALUE_SIZE	8	/* htab-mem: 4-byte key, 8-byte value */
+#define ELEM_SIZE	48	/* roughly a struct htab_elem with them */
+
+/*
+ * One update: allocate with "interrupts" off, as htab_map_update_elem()
+ * does under its bucket lock, so the refill irq_work runs at the unlock.
+ */
+static void *update_alloc(struct bpf_mem_alloc *ma)
+{
+	unsigned long flags;
+	void *p;
+
+	local_irq_save(flags);
+	p = bpf_mem_cache_alloc(ma);
+	local_irq_restore(flags);
+	if (p)
+		stamp(p, ELEM_SIZE);
+	return p;
+}
+
+static void overwrite_cpu(struct cpu_arg *a)
+{
+	void *slot[OPS] = { NULL };
+	int i, k, n = iters(2000);
+
+	for (i = 0; i < n; i++) {
+		rcu_read_lock();
+		for (k = 0; k < OPS; k++) {
+			void *p = update_alloc(a->ma);
+
+			if (!p) {
+				a->failures++;
+				continue;
+			}
+			bpf_mem_cache_free(a->ma, slot[k]);
+			slot[k] = p;
+		}
+		rcu_read_unlock();
+		a->iterations++;
+	}
+	for (k = 0; k < OPS; k++)
+		bpf_mem_cache_free(a->ma, slot[k]);
+}
+
+static void batch_cpu(struct cpu_arg *a)
+{
+	void *slot[OPS];
+	int i, k, n = iters(2000);
+
+	for (i = 0; i < n; i++) {
+		rcu_read_lock();
+		for (k = 0; k < OPS; k++)
+			if (!(slot[k] = update_alloc(a->ma)))
+				a->failures++;
+		for (k = 0; k < OPS; k++)
+			bpf_mem_cache_free(a->ma, slot[k]);
+		rcu_read_unlock();
+		a->iterations++;
+	}
+}
+
+static enum ktap_result run_workload(void (*fn)(struct cpu_arg *), const char *name)
+{
+	struct bpf_mem_alloc ma = {};
+	long base = uspace_mem_live(), failures, it = 0;
+
+	case_start();
+	KTAP_EXPECT(!ma_init(&ma, ELEM_SIZE, false), "bpf_mem_alloc_init failed");
+	failures = run_cpus(&ma, fn, &it);
+	ma_destroy(&ma);
+	ktap_diag("%s: %ld iterations of %d on %d CPUs, %ld failed allocations",
+		  name, it, OPS, nr_threads, failures);
+	KTAP_EXPECT(!failures, "%ld allocations failed", failures);
+	EXPECT_NO_LEAK(base);
+	return KTAP_PASS;
+}
+
+static enum ktap_result test_overwrite(void)
+{
+	return run_workload(overwrite_cpu, "overwrite");
+}
+
+static enum ktap_result test_batch_add_batch_del(void)
+{
+	return run_workload(batch_cpu, "batch_add_batch_del");
+}
+
+/*
+ * add_del_on_diff_cpu: CPU 2k allocates, CPU 2k+1 frees what it got,
+ * through a single-producer single-consumer ring, in lockstep.  Every
+ * object is freed on a CPU other than the one it came from.
+ */
+#define RING	(4 * OPS)
+
+struct ring {
+	void *slot[RING];
+	unsigned long head, tail;	/* producer, consumer */
+	int done;
+};
+
+static struct ring rings[NR_CPUS / 2];
+static int diff_cpu_iters = 4000;
+
+static void diff_cpu_cpu(struct cpu_arg *a)
+{
+	struct ring *r = &rings[a->cpu / 2];
+	int i, k, n = iters(diff_cpu_iters);
+
+	if (a->cpu % 2 == 0) {
+		for (i = 0; i < n; i++) {
+			rcu_read_lock();
+			for (k = 0; k < OPS; k++) {
+				void *p = update_alloc(a->ma);
+
+				if (!p) {
+					a->failures++;
+					continue;
+				}
+				while (__atomic_load_n(&r->head, __ATOMIC_RELAXED) -
+				       __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) == RING)
+					sched_yield();
+				r->slot[r->head % RING] = p;
+				__atomic_store_n(&r->head, r->head + 1, __ATOMIC_RELEASE);
+			}
+			rcu_read_unlock();
+			a->iterations++;
+		}
+		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	for (;;) {
+		unsigned long head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+		if (r->tail == head) {
+			if (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) &&
+			    r->tail == __atomic_load_n(&r->head, __ATOMIC_ACQUIRE))
+				break;
+			sched_yield();
+			continue;
+		}
+		rcu_read_lock();
+		while (r->tail != head) {
+			bpf_mem_cache_free(a->ma, r->slot[r->tail % RING]);
+			__atomic_store_n(&r->tail, r->tail + 1, __ATOMIC_RELEASE);
+		}
+		rcu_read_unlock();
+	}
+}
+
+/* Sample the allocator's live memory while the CPUs run, as htab-mem does. */
+struct sampler {
+	pthread_t thread;
+	int stop;
+	double sum;
+	long n;
+};
+
+static void *sample(void *p)
+{
+	struct sampler *s = p;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		s->sum += uspace_mem_live();
+		s->n++;
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static enum ktap_result test_add_del_on_diff_cpu(void)
+{
+	struct bpf_mem_alloc ma = {};
+	struct sampler s = {};
+	long base = uspace_mem_live(), failures, it = 0;
+	double t;
+
+	case_start();
+	if (nr_threads < 2 || nr_threads % 2) {
+		ktap_skip_reason("needs an even number of CPUs, not %d", nr_threads);
+		return KTAP_SKIP;
+	}
+	memset(rings, 0, sizeof(rings));
+	KTAP_EXPECT(!ma_init(&ma, ELEM_SIZE, false), "bpf_mem_alloc_init failed");
+	uspace_mem_reset_peak();
+	t = now();
+	pthread_create(&s.thread, NULL, sample, &s);
+	failures = run_cpus(&ma, diff_cpu_cpu, &it);
+	__atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(s.thread, NULL);
+	t = now() - t;
+	/* One line the figures are taken from (README, make uspace-bench) */
+	ktap_diag("figure add_del_on_diff_cpu: %.2f k/s per producer, avg mem %.2f MiB, peak mem %.2f MiB (%ld iterations, %d producer(s), %.2f s)",
+		  it / t / 1e3 / (nr_threads / 2),
+		  (s.n ? s.sum / s.n : uspace_mem_live()) / 1048576.0 - base / 1048576.0,
+		  (uspace_mem_peak() - base) / 1048576.0, it, nr_threads / 2, t);
+	ma_destroy(&ma);
+	KTAP_EXPECT(!failures, "%ld allocations failed", failures);
+	EXPECT_NO_LEAK(base);
+	return KTAP_PASS;
+}
+
+/* --- every unit size, plain and per-cpu ------------------------------- */
+
+static void sizes_cpu(struct cpu_arg *a)
+{
+	static const int sizes[] = { 1, 8, 9, 16, 24, 56, 88, 96, 100, 120, 184,
+				     192, 200, 248, 256, 500, 1000, 1016, 2000,
+				     2040, 4000, 4088 };
+	void *p[ARRAY_SIZE(sizes)][8];
+	int i, j, r, n = iters(200);
+
+	for (r = 0; r < n; r++) {
+		for (i = 0; i < (int)ARRAY_SIZE(sizes); i++)
+			for (j = 0; j < 8; j++) {
+				p[i][j] = bpf_mem_alloc(a->ma, sizes[i]);
+				if (!p[i][j]) {
+					a->failures++;
+					continue;
+				}
+				/* The whole object: ASan and Valgrind check the bounds */
+				memset(p[i][j], 0x5a, sizes[i]);
+			}
+		for (i = 0; i < (int)ARRAY_SIZE(sizes); i++)
+			for (j = 0; j < 8; j++)
+				bpf_mem_free(a->ma, p[i][j]);
+	}
+	/* Above 4096 - 8 there is no bucket */
+	if (bpf_mem_alloc(a->ma, 4089) || bpf_mem_alloc(a->ma, 0) != ZERO_SIZE_PTR)
+		a->failures++;
+}
+
+static void percpu_cpu(struct cpu_arg *a)
+{
+	void *p[OPS];
+	int i, k, cpu, n = iters(500);
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < OPS; k++) {
+			p[k] = bpf_mem_cache_alloc(a->ma);
+			if (!p[k]) {
+				a->failures++;
+				continue;
+			}
+			/* As htab's per-cpu values: every CPU's copy, whole */
+			for_each_possible_cpu(cpu)
+				memset(per_cpu_ptr(*(void **)p[k], cpu), cpu, 40);
+		}
+		for (k = 0; k < OPS; k++)
+			bpf_mem_cache_free(a->ma, p[k]);
+	}
+}
+
+static enum ktap_result test_all_sizes(void)
+{
+	struct bpf_mem_alloc ma = {};
+	long base = uspace_mem_live(), failures;
+
+	case_start();
+	KTAP_EXPECT(!ma_init(&ma, 0, false), "bpf_mem_alloc_init(size 0) failed");
+	failures = run_cpus(&ma, sizes_cpu, NULL);
+	ma_destroy(&ma);
+	KTAP_EXPECT(!failures, "%ld failed allocations or wrong results", failures);
+	EXPECT_NO_LEAK(base);
+	return KTAP_PASS;
+}
+
+static enum ktap_result test_percpu(void)
+{
+	struct bpf_mem_alloc ma = {};
+	long base = uspace_mem_live(), failures;
+
+	case_start();
+	KTAP_EXPECT(!ma_init(&ma, 40, true), "bpf_mem_alloc_init(percpu) failed");
+	failures = run_cpus(&ma, percpu_cpu, NULL);
+	ma_destroy(&ma);
+	KTAP_EXPECT(!failures, "%ld allocations failed", failures);
+	EXPECT_NO_LEAK(base);
+	return KTAP_PASS;
+}
+
+/* --- no reuse before a grace period ------------------------------------ */
+
+static long reuses;
+
+/*
+ * A reader holds an object across its free, inside one RCU read-side
+ * section, while this CPU and the others allocate: none of them may get
+ * it (every allocation rewrites the tag) until the section ends.
+ */
+static void reuse_cpu(struct cpu_arg *a)
+{
+	void *churn[OPS];
+	int i, k, n = iters(300);
+
+	for (i = 0; i < n; i++) {
+		unsigned long tag;
+		void *held;
+
+		rcu_read_lock();
+		held = update_alloc(a->ma);
+		if (!held) {
+			a->failures++;
+			rcu_read_unlock();
+			continue;
+		}
+		tag = tag_of(held);
+		bpf_mem_cache_free(a->ma, held);
+		for (k = 0; k < OPS; k++)
+			churn[k] = update_alloc(a->ma);
+		for (k = 0; k < OPS; k++)
+			bpf_mem_cache_free(a->ma, churn[k]);
+		if (tag_of(held) != tag)
+			__atomic_add_fetch(&reuses, 1, __ATOMIC_RELAXED);
+		rcu_read_unlock();
+	}
+}
+
+static enum ktap_result reuse_check(int fault_pct)
+{
+	struct fault_attr *fa = uspace_fault_attr("fail_bpf_reuse_batch");
+	struct bpf_mem_alloc ma = {};
+	long base = uspace_mem_live(), failures, rh = uspace_debugfs_read("reuse_rh_batches");
+
+	case_start();
+	if (fault_pct && !fa) {
+		ktap_skip_reason("this variant has no fail_bpf_reuse_batch");
+		return KTAP_SKIP;
+	}
+	if (fa) {
+		atomic_set(&fa->times, -1);
+		__atomic_store_n(&fa->probability, fault_pct, __ATOMIC_RELAXED);
+	}
+	reuses = 0;
+	KTAP_EXPECT(!ma_init(&ma, ELEM_SIZE, false), "bpf_mem_alloc_init failed");
+	failures = run_cpus(&ma, reuse_cpu, NULL);
+	ma_destroy(&ma);
+	if (fa)
+		__atomic_store_n(&fa->probability, 0, __ATOMIC_RELAXED);
+	ktap_diag("%ld objects handed out again inside the read section that freed them", reuses);
+	KTAP_EXPECT(!failures, "%ld allocations failed", failures);
+	if (fault_pct)
+		KTAP_EXPECT(uspace_debugfs_read("reuse_rh_batches") > rh,
+			    "the fault injection sent no batch through reuse_rcu()");
+	EXPECT_NO_LEAK(base);
+	KTAP_EXPECT(!reuses, "%ld objects reused before a grace period", reuses);
+	return KTAP_PASS;
+}
+
+static enum ktap_result test_no_reuse_before_gp(void)
+{
+	return reuse_check(0);
+}
+
+static enum ktap_result test_no_reuse_before_gp_fallback(void)
+{
+	return reuse_check(100);
+}
+
+/* --- destroy with callbacks in flight ---------------------------------- */
+
+static void free_all_cpu(struct cpu_arg *a)
+{
+	void *p[3 * OPS];
+	int k;
+
+	/* No stamp: in a per-cpu cache the object holds the percpu pointer */
+	for (k = 0; k < 3 * OPS; k++)
+		p[k] = bpf_mem_cache_alloc(a->ma);
+	for (k = 0; k < 3 * OPS; k++)
+		bpf_mem_cache_free(a->ma, p[k]);
+}
+
+static void free_all_sizes_cpu(struct cpu_arg *a)
+{
+	void *p[OPS];
+	int k;
+
+	for (k = 0; k < OPS; k++)
+		p[k] = bpf_mem_alloc(a->ma, 8 << (k % 9));
+	for (k = 0; k < OPS; k++)
+		bpf_mem_free(a->ma, p[k]);
+}
+
+/*
+ * Maps destroyed right after their last frees, with RCU callbacks still
+ * pending: the deferred path (rcu_barrier()s in the workqueue), the
+ * inline one (its kmalloc made to fail), and through reuse_rcu().
+ */
+static enum ktap_result test_destroy_in_flight(void)
+{
+	struct fault_attr *fa = uspace_fault_attr("fail_bpf_reuse_batch");
+	long base = uspace_mem_live();
+	int i, n = iters(40);
+
+	case_start();
+	for (i = 0; i < n; i++) {
+		struct bpf_mem_alloc ma = {}, ma2 = {};
+
+		if (fa) {
+			atomic_set(&fa->times, -1);
+			__atomic_store_n(&fa->probability, i % 3 ? 0 : 100, __ATOMIC_RELAXED);
+		}
+		KTAP_EXPECT(!ma_init(&ma, ELEM_SIZE, i % 2), "bpf_mem_alloc_init failed");
+		KTAP_EXPECT(!ma_init(&ma2, 0, false), "bpf_mem_alloc_init failed");
+		run_cpus(&ma, free_all_cpu, NULL);
+		run_cpus(&ma2, free_all_sizes_cpu, NULL);
+		/* Every fourth round: no memory for the deferred destroy */
+		uspace_set_failslab(i % 4 == 3 ? 100 : 0);
+		ma_destroy(&ma);
+		ma_destroy(&ma2);
+		uspace_set_failslab(0);
+	}
+	if (fa)
+		__atomic_store_n(&fa->probability, 0, __ATOMIC_RELAXED);
+	EXPECT_NO_LEAK(base);
+	return KTAP_PASS;
+}
+
+/* --- NMI reentrancy ---------------------------------------------------- */
+
+static __thread struct bpf_mem_alloc *nmi_ma;
+static __thread void *nmi_stash[8];
+
+/*
+ * A perf-event prog in NMI: it hits while the interrupted CPU holds
+ * 'active', so its free goes to free_llist_extra and its alloc may fail.
+ */
+static void nmi_prog(void)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		if (nmi_stash[i]) {
+			bpf_mem_cache_free(nmi_ma, nmi_stash[i]);
+			nmi_stash[i] = NULL;
+		} else {
+			nmi_stash[i] = bpf_mem_cache_alloc(nmi_ma);
+		}
+		if (i == 3)
+			break;
+	}
+}
+
+static void nmi_cpu(struct cpu_arg *a)
+{
+	int i;
+
+	nmi_ma = a->ma;
+	uspace_set_nmi(nmi_prog, 7);
+	overwrite_cpu(a);
+	batch_cpu(a);
+	uspace_set_nmi(NULL, 0);
+	for (i = 0; i < 8; i++)
+		bpf_mem_cache_free(a->ma, nmi_stash[i]);
+	memset(nmi_stash, 0, sizeof(nmi_stash));
+}
+
+static enum ktap_result test_nmi_reentrancy(void)
+{
+	struct bpf_mem_alloc ma = {};
+	long base = uspace_mem_live(), failures;
+	unsigned long nmis = uspace_nmis();
+	int saved = scale;
+
+	case_start();
+	KTAP_EXPECT(!ma_init(&ma, ELEM_SIZE, false), "bpf_mem_alloc_init failed");
+	scale = scale / 4 ? scale / 4 : 1;
+	failures = run_cpus(&ma, nmi_cpu, NULL);
+	scale = saved;
+	ma_destroy(&ma);
+	ktap_diag("%lu NMIs, %ld allocations failed in the interrupted context", uspace_nmis() - nmis,
+		  failures);
+	KTAP_EXPECT(uspace_nmis() > nmis, "no NMI ran");
+	/* An NMI never makes the interrupted CPU's own allocation fail */
+	KTAP_EXPECT(!failures, "%ld allocations failed", failures);
+	EXPECT_NO_LEAK(base);
+	return KTAP_PASS;
+}
+
+/* --- the runner ---------------------------------------------------------- */
+
+static const struct ktap_case cases[] = {
+	{ "all_sizes", test_all_sizes },
+	{ "percpu", test_percpu },
+	{ "overwrite", test_overwrite },
+	{ "batch_add_batch_del", test_batch_add_batch_del },
+	{ "add_del_on_diff_cpu", test_add_del_on_diff_cpu },
+	{ "no_reuse_before_gp", test_no_reuse_before_gp },
+	{ "no_reuse_before_gp_fallback", test_no_reuse_before_gp_fallback },
+	{ "destroy_in_flight", test_destroy_in_flight },
+	{ "nmi_reentrancy", test_nmi_reentrancy },
+};
+
+/* Expected failures: a failure passes, a pass fails (the test went blind). */
+static const char *expected_fail_name;
+
+static enum ktap_result (*xfail_inner)(void);
+
+static enum ktap_result run_expecting_failure(void)
+{
+	enum ktap_result r = xfail_inner();
+
+	if (r == KTAP_FAIL) {
+		ktap_diag("%s failed, as expected on this variant", expected_fail_name);
+		return KTAP_PASS;
+	}
+	if (r == KTAP_PASS)
+		ktap_diag("%s passed, but is expected to fail on this variant (XPASS)",
+			  expected_fail_name);
+	return r == KTAP_PASS ? KTAP_FAIL : r;
+}
+
+int main(int argc, char **argv)
+{
+	struct ktap_case run[ARRAY_SIZE(cases)];
+	int opt, i, j, n = 0, xfail_case = -1, rc;
+
+	while ((opt = getopt(argc, argv, "c:s:x:d:")) != -1) {
+		switch (opt) {
+		case 'c':
+			nr_threads = atoi(optarg);
+			break;
+		case 's':
+			scale = atoi(optarg);
+			break;
+		case 'd':
+			diff_cpu_iters = atoi(optarg);
+			break;
+		case 'x':
+			if (nr_xfail < MAX_XFAIL)
+				xfail[nr_xfail++] = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-c CPUS] [-s SCALE%%] [-d DIFF_CPU_ITERS] [-x CASE]... [GLOB]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (nr_threads < 1 || nr_threads > NR_CPUS || scale < 1) {
+		fprintf(stderr, "memalloc_test: -c must be 1..%d and -s at least 1\n", NR_CPUS);
+		return 2;
+	}
+	uspace_nr_cpus = nr_threads;
+	uspace_rcu_register();
+
+	for (i = 0; i < (int)ARRAY_SIZE(cases); i++) {
+		run[n] = cases[i];
+		for (j = 0; j < nr_xfail; j++) {
+			if (strcmp(xfail[j], cases[i].name))
+				continue;
+			/* One expected failure per run is all the variants need */
+			if (xfail_case >= 0) {
+				fprintf(stderr, "memalloc_test: only one -x is supported\n");
+				return 2;
+			}
+			xfail_case = n;
+			expected_fail_name = cases[i].name;
+			xfail_inner = cases[i].run;
+			run[n].run = run_expecting_failure;
+		}
+		n++;
+	}
+	rc = ktap_run_suite("uspace_memalloc", run, n, optind < argc ? argv[optind] : NULL);
+	quiesce();
+	uspace_rcu_unregister();
+	return rc;
+}

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/uspace: each variant's kernel/bpf/memalloc.c, compiled in place
+# from its patched tree (build/src/<variant>) against the shim in
+# tools/uspace, run by memalloc_test with one thread per "CPU", built
+# three ways: ASan+UBSan, TSan, and plain for Valgrind memcheck.
+#
+#   make uspace-test     every variant x {asan, tsan, valgrind}, full size
+#   make uspace-quick    the same at USPACE_QUICK_SCALE (tests/uspace.sh, make test)
+#   make uspace-bench    peak memory of add_del_on_diff_cpu per variant (plain -O2)
+
+# Variants to run: every kernel/patches/*/series.
+USPACE_VARIANTS ?= $(VARIANTS)
+USPACE_KINDS ?= asan tsan valgrind
+# CPUs (threads) of the model; add_del_on_diff_cpu pairs them up.
+USPACE_CPUS ?= 4
+# Percent of the full iteration counts for make uspace-quick.
+USPACE_QUICK_SCALE ?= 10
+# Iterations of 64 operations per producer for uspace-bench.
+USPACE_BENCH_ITERS ?= 20000
+
+US := $(BUILD)/uspace
+US_DIR := tools/uspace
+US_SHIM := $(US_DIR)/shim.c $(US_DIR)/rcu.c
+US_DEPS := $(US_SHIM) $(US_DIR)/memalloc_test.c $(wildcard $(US_DIR)/include/*.h \
+	$(US_DIR)/include/*/*.h) tools/lib/ktap.c tools/lib/ktap.h $(US_DIR)/uspace.mk
+# The kernel builds with -Wno-maybe-uninitialized too; TSan ignores fences
+# (-Wtsan), which is why atomic_dec() is a release (uspace.h).
+US_WARN := -Wall -Wno-unused-parameter -Wno-unused-function -Wno-maybe-uninitialized
+US_CFLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+US_CFLAGS_tsan := -O1 -g -fsanitize=thread -Wno-tsan
+US_CFLAGS_valgrind := -O1 -g
+US_CFLAGS_bench := -O2 -g
+US_LIBS := -lurcu-memb -lurcu-mb -lurcu-common -lpthread
+
+# us_src VARIANT: the variant's patched tree (made by $(MAKE) VARIANT=v uspace-src)
+us_src = $(BUILD)/src/$(1)$(BASE_TAG)
+# The tree's own memalloc.c, llist.c, llist.h, bpf_mem_alloc.h and
+# kconfig.h; everything else from tools/uspace/include, which comes first.
+us_cc = $(CC) $(US_WARN) $(US_CFLAGS_$(2)) -I$(US_DIR)/include -Itools/lib \
+	-idirafter $(call us_src,$(1))/include -include $(call us_src,$(1))/include/linux/kconfig.h
+
+US_BINS := $(foreach v,$(USPACE_VARIANTS),$(foreach k,$(USPACE_KINDS) bench,$(US)/$(v)/$(k)/memalloc_test))
+
+define us_bin_rule
+$(US)/$(1)/$(2)/memalloc_test: $(call us_src,$(1))/kernel/bpf/memalloc.c $(US_DEPS)
+	@mkdir -p $$(@D)
+	@echo "  USPACE  $$@"
+	@$(call us_cc,$(1),$(2)) $(call us_src,$(1))/kernel/bpf/memalloc.c \
+		$(call us_src,$(1))/lib/llist.c $(US_SHIM) $(US_DIR)/memalloc_test.c \
+		tools/lib/ktap.c -o $$@ $(US_LIBS)
+endef
+$(foreach v,$(USPACE_VARIANTS),$(foreach k,$(USPACE_KINDS) bench,$(eval $(call us_bin_rule,$(v),$(k)))))
+
+.PHONY: uspace-src uspace-trees uspace-bins uspace-test uspace-quick uspace-bench uspace-help
+
+# The patched tree of $(VARIANT) only (no kernel build).
+uspace-src: $(SRC_STAMP)
+
+# Every variant's tree, through its own make (SRC_STAMP is per VARIANT).
+uspace-trees: | $(DEPS_STAMP)
+	@for v in $(USPACE_VARIANTS); do $(MAKE) -s --no-print-directory VARIANT=$$v uspace-src || exit 1; done
+
+uspace-bins: uspace-trees
+	@$(MAKE) -s --no-print-directory $(US_BINS)
+
+US_RUN = $(US_DIR)/run --build $(US) --src '$(BUILD)/src' --tag '$(BASE_TAG)' --cpus $(USPACE_CPUS) \
+	--variants '$(USPACE_VARIANTS)' --kinds '$(USPACE_KINDS)'
+
+uspace-test: uspace-bins
+	@$(US_RUN) --scale 100
+
+uspace-quick: uspace-bins
+	@$(US_RUN) --scale $(USPACE_QUICK_SCALE)
+
+uspace-bench: uspace-bins
+	@$(US_DIR)/bench --build $(US) --cpus $(USPACE_CPUS) --iters $(USPACE_BENCH_ITERS) \
+		--variants '$(USPACE_VARIANTS)'
+
+uspace-help:
+	@echo '  uspace-test  each variant'"'"'s memalloc.c in user space (tools/uspace): N threads, ASan+UBSan, TSan, Valgrind'
+	@echo '  uspace-quick the same, smaller (part of make test via tests/uspace.sh); uspace-bench: diff-CPU peak memory'
+
+# tests/uspace.sh runs the quick matrix: build it first.
+test test-host: uspace-bins
