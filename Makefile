@@ -194,6 +194,7 @@ help:
 	@echo '  rootfs       build rootfs.img'
 	@echo '  loop-time    time touch memalloc.c -> rebuild -> boot -> results'
 	@$(MAKE) -s --no-print-directory bench-help | sed -n '1,3p'
+	@$(MAKE) -s --no-print-directory uspace-help
 	@echo '  deps         install the Debian packages the kit needs (root), or print the command'
 	@echo '  clean        remove the root image, logs and ./linux; keep kernels'
 	@echo '  distclean    remove everything built, kernels and source trees included'
