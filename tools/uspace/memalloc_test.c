@@ -416,32 +416,29 @@ static void percpu_cpu(struct cpu_arg *a)
 	}
 }
 
-static enum ktap_result test_all_sizes(void)
+/* One cache (or the size-0 buckets), @fn on every CPU, then destroy. */
+static enum ktap_result run_on_cache(int size, bool percpu, void (*fn)(struct cpu_arg *))
 {
 	struct bpf_mem_alloc ma = {};
 	long base = uspace_mem_live(), failures;
 
 	case_start();
-	KTAP_EXPECT(!ma_init(&ma, 0, false), "bpf_mem_alloc_init(size 0) failed");
-	failures = run_cpus(&ma, sizes_cpu, NULL);
+	KTAP_EXPECT(!ma_init(&ma, size, percpu), "bpf_mem_alloc_init(%d, %d) failed", size, percpu);
+	failures = run_cpus(&ma, fn, NULL);
 	ma_destroy(&ma);
 	KTAP_EXPECT(!failures, "%ld failed allocations or wrong results", failures);
 	EXPECT_NO_LEAK(base);
 	return KTAP_PASS;
 }
 
+static enum ktap_result test_all_sizes(void)
+{
+	return run_on_cache(0, false, sizes_cpu);
+}
+
 static enum ktap_result test_percpu(void)
 {
-	struct bpf_mem_alloc ma = {};
-	long base = uspace_mem_live(), failures;
-
-	case_start();
-	KTAP_EXPECT(!ma_init(&ma, 40, true), "bpf_mem_alloc_init(percpu) failed");
-	failures = run_cpus(&ma, percpu_cpu, NULL);
-	ma_destroy(&ma);
-	KTAP_EXPECT(!failures, "%ld allocations failed", failures);
-	EXPECT_NO_LEAK(base);
-	return KTAP_PASS;
+	return run_on_cache(40, true, percpu_cpu);
 }
 
 /* --- no reuse before a grace period ------------------------------------ */
