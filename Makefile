@@ -123,6 +123,7 @@ include tools/bench/bench.mk
 include scripts/gdb/gdb.mk
 include tests/host.mk
 include tools/uspace/uspace.mk
+include tools/upstream/upstream.mk
 
 # --- running ----------------------------------------------------------------
 
@@ -187,6 +188,7 @@ help:
 	@echo '  test-guest   only the selftests on VARIANT/FLAVOR'
 	@echo '  test-matrix  every variant x flavor (long; not part of test)'
 	@echo '  stress       the long mixed reuse run (tools/stress/, STRESS_SECONDS each)'
+	@echo '  selftests-upstream  the tree'"'"'s own test_maps in the guest, minus tools/upstream/DENYLIST (T=test_maps.CASE)'
 	@echo '  shell        boot into a busybox shell in the guest'
 	@echo '  gdb          boot VARIANT/FLAVOR under gdb, stop in the allocator'"'"'s RCU callbacks (BREAK=, T=, KARGS=)'
 	@echo '  attach       attach gdb to the newest running guest (make run/shell); detach leaves it running'

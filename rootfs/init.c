@@ -29,7 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -65,6 +68,23 @@ static void mount_one(const char *type, const char *dir, const char *opts)
 	mkdir(dir, 0755);
 	if (mount(type, dir, type, 0, opts) && errno != EBUSY)
 		warn("mount %s on %s: %s", type, dir, strerror(errno));
+}
+
+/*
+ * Bring up the loopback device, as any booted system has it: the
+ * upstream selftests (test_maps' sockmap and sk_storage tests) bind
+ * and connect sockets on 127.0.0.1.
+ */
+static void loopback_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) ||
+	    (ifr.ifr_flags |= IFF_UP, ioctl(fd, SIOCSIFFLAGS, &ifr)))
+		warn("bringing up lo: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
 }
 
 static void mount_all(void)
@@ -404,6 +424,7 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mount_all();
+	loopback_up();
 	parse_cmdline(&opt);
 	setenv("PATH", "/bin:/sbin:/usr/bin:/usr/sbin", 1);
 
