@@ -171,7 +171,7 @@ loop-time: $(KERNEL) $(IMAGE)
 # --- housekeeping -----------------------------------------------------------
 
 clean:
-	rm -rf $(BUILD)/rootfs $(LOGS) $(IMAGE) linux
+	rm -rf $(BUILD)/rootfs $(BUILD)/upstream $(LOGS) $(IMAGE) linux
 
 distclean:
 	rm -rf $(BUILD) $(IMAGE) linux

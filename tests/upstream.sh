@@ -95,6 +95,10 @@ test_runner_case_filter() {
 	./test_maps 'no_prealloc.pass*' >out 2>&1 || fail "the one passing case failed"
 	expect_match out '^1\.\.1$'
 	expect_match out '^ok 1 no_prealloc\.passes$'
+	# All but some, as make test runs test_maps (extended globs).
+	./test_maps '!(*.asserts|*.checks|*.one_crashes)' >out 2>&1 || fail "excluding the failing cases did not pass"
+	expect_match out '^1\.\.10$'
+	expect_no_match out 'asserts|checks|crashes'
 	rc=0
 	./test_maps 'nothing*' >out 2>&1 || rc=$?
 	[ $rc -eq 1 ] || fail "a filter matching no case did not fail"
