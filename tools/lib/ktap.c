@@ -11,6 +11,12 @@
 #define KSFT_SKIP	4
 
 static char skip_reason[256];
+static const struct ktap_case *current_case;
+
+const struct ktap_case *ktap_current_case(void)
+{
+	return current_case;
+}
 
 /* One stdio call per line, so that threads (tools/bench) do not interleave. */
 void ktap_diag(const char *fmt, ...)
@@ -66,7 +72,9 @@ int ktap_run_suite(const char *suite, const struct ktap_case *cases, size_t nr,
 		if (!case_selected(case_glob, cases[i].name))
 			continue;
 		skip_reason[0] = '\0';
+		current_case = &cases[i];
 		r = cases[i].run();
+		current_case = NULL;
 		n++;
 		if (r == KTAP_PASS) {
 			printf("ok %zu %s\n", n, cases[i].name);

@@ -29,6 +29,12 @@ struct ktap_case {
 /* Print a diagnostic line ("# ...") inside the current case. */
 void ktap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * The case being run, for suites whose cases share one run function and
+ * tell themselves apart by their place in the table (tools/upstream).
+ */
+const struct ktap_case *ktap_current_case(void);
+
 /* The reason printed after "# SKIP" when a case returns KTAP_SKIP. */
 void ktap_skip_reason(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -16,89 +16,35 @@
 #include "test_maps.c"
 #undef main
 
-#include <fcntl.h>
-#include <libgen.h>
-
+#include "child.h"
 #include "ktap.h"
-
-#define KSFT_SKIP	4
 
 #ifndef TEST_MAPS_DATA_DIR
 #define TEST_MAPS_DATA_DIR "/usr/share/kit/test_maps"
 #endif
 
-/* Relay the child's output as KTAP diagnostics, line by line. */
-static void relay_output(int fd)
-{
-	FILE *f = fdopen(fd, "r");
-	char line[1024];
+struct map_case {
+	void (*body)(void);
+	__u32 map_flags;
+};
 
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		ktap_diag("%s", line);
-	}
-	fclose(f);
+/* The upstream tests report a skip by counting it in the global "skips". */
+static int run_map_case(void *arg)
+{
+	const struct map_case *c = arg;
+	int skips_before = skips;
+
+	map_opts.map_flags = c->map_flags;
+	c->body();
+	return skips != skips_before ? KSFT_SKIP : 0;
 }
 
-/*
- * Run @body with map_opts.map_flags = @flags in a child process.  The
- * upstream tests report a skip by counting it in the global "skips".
- */
+/* Run @body with map_opts.map_flags = @flags in a child process. */
 static enum ktap_result run_isolated(void (*body)(void), __u32 flags)
 {
-	struct timespec start, end;
-	int pfd[2], status;
-	pid_t pid;
+	struct map_case c = { body, flags };
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-
-	if (pipe(pfd)) {
-		ktap_diag("pipe: %s", strerror(errno));
-		return KTAP_FAIL;
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		ktap_diag("fork: %s", strerror(errno));
-		return KTAP_FAIL;
-	}
-	if (!pid) {
-		int skips_before = skips;
-
-		close(pfd[0]);
-		dup2(pfd[1], STDOUT_FILENO);
-		dup2(pfd[1], STDERR_FILENO);
-		close(pfd[1]);
-		setvbuf(stdout, NULL, _IOLBF, 0);
-		map_opts.map_flags = flags;
-		body();
-		fflush(stdout);
-		_exit(skips != skips_before ? KSFT_SKIP : 0);
-	}
-	close(pfd[1]);
-	relay_output(pfd[0]);
-	if (waitpid(pid, &status, 0) < 0) {
-		ktap_diag("waitpid: %s", strerror(errno));
-		return KTAP_FAIL;
-	}
-	/* Some cases take minutes on UML: say which (README figures). */
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	ktap_diag("duration: %.1f s", (end.tv_sec - start.tv_sec) +
-		  (end.tv_nsec - start.tv_nsec) / 1e9);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return KTAP_PASS;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == KSFT_SKIP) {
-		ktap_skip_reason("skipped by the upstream test");
-		return KTAP_SKIP;
-	}
-	if (WIFSIGNALED(status))
-		ktap_diag("killed by signal %d (%s)", WTERMSIG(status),
-			  strsignal(WTERMSIG(status)));
-	else
-		ktap_diag("exited with %d", WEXITSTATUS(status));
-	return KTAP_FAIL;
+	return run_in_child(run_map_case, &c, 0);
 }
 
 #define CASE(id, name, flags, call)					\

@@ -6,11 +6,13 @@
 # BPF program of progs/ against a vmlinux.h dumped from the kernel's BTF
 # (CONFIG_DEBUG_INFO_BTF, pahole), most of which need tracing, kfuncs or
 # the JIT that UML 6.1 does not have.  So the kit drives the pieces
-# test_maps needs with its own rules, from the variant's own tree:
+# test_maps, test_verifier and test_lru_map need with its own rules, from
+# the variant's own tree:
 #
 #   - the tree's libbpf (tools/lib/bpf, its own Makefile), static;
 #   - test_maps.c, map_tests/*.c and testing_helpers.c, unmodified,
 #     compiled into tools/upstream/test_maps_ktap.c's per-case runner;
+#     likewise test_verifier.c (with verifier/*.c) and test_lru_map.c;
 #   - the BPF objects test_maps.c opens at run time, compiled with clang
 #     like the selftests' Makefile does (they need no vmlinux.h);
 #
@@ -27,9 +29,12 @@ UP_SUITES_LIST := $(UP)/suites
 # Each upstream program gets the time of the whole run, less a minute for
 # booting and judging: test_maps takes minutes on UML (README).
 UPSTREAM_TIMEOUT ?= 5400
-# test_maps forks 100 writers at a time: the kernel's default 64M is not
-# enough.  A flavor's own mem= (uml/configs/*.cmdline) comes later and wins.
-UPSTREAM_ARGS := mem=256M
+# test_maps forks 100 writers at a time, and test_verifier's scale tests
+# verify 1M-instruction programs (about 100M of verifier state, on top of
+# the 50M runner): the kernel's default 64M is not enough, and 256M runs
+# out on "scale: scale test 2".  A flavor's own mem=
+# (uml/configs/*.cmdline) comes later and wins.
+UPSTREAM_ARGS := mem=512M
 
 # As the selftests' Makefile orders them: the tree's tools/include (u8,
 # __must_check, ...) before its uapi copy.
@@ -51,12 +56,44 @@ $(UP)/gen/stamp: tools/upstream/gen-test-maps tools/upstream/DENYLIST $(SRC_STAM
 	@tools/upstream/gen-test-maps $(UP_SELFTESTS) tools/upstream/DENYLIST $(@D)
 	@touch $@
 
-$(UP)/bin/test_maps: tools/upstream/test_maps_ktap.c tools/lib/ktap.c tools/lib/ktap.h \
+UP_RUNNER := tools/upstream/child.c tools/upstream/child.h tools/lib/ktap.c tools/lib/ktap.h
+
+$(UP)/bin/test_maps: tools/upstream/test_maps_ktap.c $(UP_RUNNER) \
 		$(UP)/gen/stamp $(UP)/libbpf/libbpf.a
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(CC) $(UP_CFLAGS) $< $$(cat $(UP)/gen/map_tests.list) $(UP_SELFTESTS)/testing_helpers.c \
-		tools/lib/ktap.c $(UP)/libbpf/libbpf.a -o $@ $(UP_LDLIBS)
+		$(filter %.c,$(UP_RUNNER)) $(UP)/libbpf/libbpf.a -o $@ $(UP_LDLIBS)
+
+# Link a runner whose case names are made at run time ($(1): its flags,
+# $(2): more sources), then run it here, on the host (the binary is static
+# and --check-denylist touches no BPF), to fail the build on a DENYLIST
+# entry that names no case, as gen-test-maps does for test_maps.
+define up_link_checked
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	@$(CC) $(UP_CFLAGS) $(1) $< $(2) tools/upstream/denylist.c \
+		$(filter %.c,$(UP_RUNNER)) $(UP)/libbpf/libbpf.a -o $@.tmp $(UP_LDLIBS)
+	@$@.tmp --check-denylist || { rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
+endef
+
+# test_verifier: its verifier/tests.h as the selftests' Makefile makes it,
+# the ARCH=um autoconf.h it reads under HAVE_GENHDR (gen-test-verifier
+# says why), and its DENYLIST entries.  The case names come from tests[]
+# at run time, so the runner itself checks the entries (up_link_checked).
+$(UP)/gen-verifier/stamp: tools/upstream/gen-test-verifier tools/upstream/gen-denylist \
+		tools/upstream/DENYLIST $(SRC_STAMP)
+	@echo "  GEN     $(@D) (test_verifier tests.h, denylist)"
+	@tools/upstream/gen-test-verifier $(UP_SELFTESTS) $(SRC) $(@D)
+	@tools/upstream/gen-denylist test_verifier tools/upstream/DENYLIST $(@D)/test_verifier_deny.h
+	@touch $@
+
+$(UP)/bin/test_verifier: tools/upstream/test_verifier_ktap.c $(UP_RUNNER) \
+		tools/upstream/denylist.c tools/upstream/denylist.h \
+		$(UP)/gen-verifier/stamp $(UP)/libbpf/libbpf.a
+	$(call up_link_checked,-DHAVE_GENHDR -I$(UP)/gen-verifier,\
+		$(UP_SELFTESTS)/cap_helpers.c $(UP_SELFTESTS)/testing_helpers.c)
 
 $(UP)/bpf/stamp: $(UP)/gen/stamp $(UP)/libbpf/libbpf.a
 	@rm -rf $(@D) && mkdir -p $(@D)
@@ -66,11 +103,29 @@ $(UP)/bpf/stamp: $(UP)/gen/stamp $(UP)/libbpf/libbpf.a
 	done
 	@touch $@
 
-$(UP_SUITES_LIST): $(UP)/bin/test_maps
-	@echo test_maps > $@
+# test_lru_map: the calls of its main() as cases (gen-test-lru-map), and
+# its DENYLIST entries, checked by the runner as test_verifier's are.
+$(UP)/gen-lru/stamp: tools/upstream/gen-test-lru-map tools/upstream/gen-denylist \
+		tools/upstream/DENYLIST $(SRC_STAMP)
+	@echo "  GEN     $(@D) (test_lru_map cases, denylist)"
+	@tools/upstream/gen-test-lru-map $(UP_SELFTESTS) $(@D)
+	@tools/upstream/gen-denylist test_lru_map tools/upstream/DENYLIST $(@D)/test_lru_map_deny.h
+	@touch $@
 
-$(UP_IMAGE): rootfs/mkimage $(R)/init $(UP)/bin/test_maps $(UP)/bpf/stamp $(UP_SUITES_LIST)
-	@rootfs/mkimage $@ $(R)/init usr/lib/kit/upstream=$(UP)/bin/test_maps \
+$(UP)/bin/test_lru_map: tools/upstream/test_lru_map_ktap.c $(UP_RUNNER) \
+		tools/upstream/denylist.c tools/upstream/denylist.h \
+		$(UP)/gen-lru/stamp $(UP)/libbpf/libbpf.a
+	$(call up_link_checked,-I$(UP)/gen-lru)
+
+UP_PROGS := test_maps test_verifier test_lru_map
+
+$(UP_SUITES_LIST): $(UP_PROGS:%=$(UP)/bin/%)
+	@printf '%s\n' $(UP_PROGS) > $@
+
+# test_verifier alone is 50M (tests[] holds 4096 instructions per test).
+$(UP_IMAGE): rootfs/mkimage $(R)/init $(UP_PROGS:%=$(UP)/bin/%) $(UP)/bpf/stamp $(UP_SUITES_LIST)
+	@IMAGE_SIZE=256M rootfs/mkimage $@ $(R)/init \
+		usr/lib/kit/upstream="$(UP_PROGS:%=$(UP)/bin/%)" \
 		usr/share/kit/test_maps="$$(echo $(UP)/bpf/*.bpf.o)"
 
 .PHONY: selftests-upstream upstream-image upstream-check-filter
