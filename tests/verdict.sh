@@ -110,3 +110,18 @@ test_real_kasan_report_fails_a_passing_run() {
 	expect_match out '^  \| .*BUG: KASAN: use-after-free in kmalloc_uaf'
 	expect_match out '^5 passed, 1 failed, 0 skipped$'
 }
+
+test_expected_failure_for_every_variant() {
+	printf '*\treuse.no_immediate_reuse\tfails everywhere\n' >expected
+	r=$(fixture_run reuse-base some-variant 1)
+	rc=0
+	EXPECTED=$T/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
+	[ $rc -eq 0 ] || fail "a failure declared for every variant failed the run"
+	expect_match out '^XFAIL reuse.no_immediate_reuse \(fails everywhere\)'
+	printf '*\thtab_syscall.update_then_lookup\tfails everywhere\n' >expected
+	r=$(fixture_run pass other-variant 0)
+	rc=0
+	EXPECTED=$T/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
+	[ $rc -ne 0 ] || fail "a pass of a case declared to fail everywhere was accepted"
+	expect_match out '^XPASS htab_syscall.update_then_lookup'
+}
