@@ -20,6 +20,9 @@ JOBS ?= $(shell nproc)
 # about 4-5 minutes cold here; base with debug and kasan is left to
 # test-matrix to keep a cold `make test` near 30 minutes.
 TEST_RUNS ?= reuse-after-gp:default base:default reuse-after-gp:debug reuse-after-gp:kasan
+# The builds `make test` runs the tree's own selftests on, at make test's
+# size (tools/upstream/upstream.mk: all but test_maps' fork-heavy cases).
+UPSTREAM_TEST_RUNS ?= reuse-after-gp:default base:default
 
 DEFAULT_VARIANT := reuse-after-gp
 DEFAULT_FLAVOR := default
@@ -145,7 +148,7 @@ check-filter: $(ROOTFS_SUITES_LIST)
 # --- tests ------------------------------------------------------------------
 
 test: deps host-bins
-	@tests/run-all $(TEST_RUNS)
+	@tests/run-all $(TEST_RUNS) $(addprefix upstream/,$(UPSTREAM_TEST_RUNS))
 
 test-host: deps host-bins
 	tests/run
@@ -183,12 +186,15 @@ help:
 	@echo
 	@echo 'Targets:'
 	@echo '  run          build the kernel and rootfs.img, boot, run the selftests (KTAP + summary)'
-	@echo '  test         the selftests on $(TEST_RUNS), then the kit'"'"'s own tests'
+	@echo '  test         the selftests on $(TEST_RUNS), the upstream ones (quick) on $(UPSTREAM_TEST_RUNS),'
+	@echo '               then the kit'"'"'s own tests'
 	@echo '  test-host    only the kit'"'"'s own host-side tests (tests/)'
 	@echo '  test-guest   only the selftests on VARIANT/FLAVOR'
 	@echo '  test-matrix  every variant x flavor (long; not part of test)'
 	@echo '  stress       the long mixed reuse run (tools/stress/, STRESS_SECONDS each)'
-	@echo '  selftests-upstream  the tree'"'"'s own test_maps in the guest, minus tools/upstream/DENYLIST (T=test_maps.CASE)'
+	@echo '  selftests-upstream  the tree'"'"'s own test_maps, test_verifier, test_lru_map in the guest, minus'
+	@echo '               tools/upstream/DENYLIST (T=test_maps.CASE; long: test_maps alone takes ~30 min on UML)'
+	@echo '  selftests-upstream-quick  the same at make test'"'"'s size (without test_maps'"'"' map_parallel, map_stress)'
 	@echo '  shell        boot into a busybox shell in the guest'
 	@echo '  gdb          boot VARIANT/FLAVOR under gdb, stop in the allocator'"'"'s RCU callbacks (BREAK=, T=, KARGS=)'
 	@echo '  attach       attach gdb to the newest running guest (make run/shell); detach leaves it running'
@@ -212,6 +218,9 @@ help:
 	@echo '  JOBS=$(JOBS)             parallel kernel build jobs'
 	@echo '  TEST_RUNS="$(TEST_RUNS)"'
 	@echo '               variant:flavor builds make test boots'
+	@echo '  UPSTREAM_TEST_RUNS="$(UPSTREAM_TEST_RUNS)"'
+	@echo '               variant:flavor builds make test runs the upstream selftests (quick) on'
+	@echo '  UPSTREAM_TIMEOUT=$(UPSTREAM_TIMEOUT) seconds before make selftests-upstream'"'"'s guest is killed'
 	@echo '  BREAK=<funcs>         gdb/attach breakpoints (default: reuse_rcu dyn_reuse_rcu __free_rcu, those the kernel has)'
 	@echo '  KARGS=<args>          make gdb: more kernel arguments, e.g. fail_bpf_reuse_batch=1,100,0,-1'
 	@$(MAKE) -s --no-print-directory bench-help | sed -n '4,$$p'
