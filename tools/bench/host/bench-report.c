@@ -11,6 +11,12 @@
  *   bench-report table RESULTS.json
  *	the summary as markdown: one row per workload, one column group
  *	per variant, then the ratio of each other variant to the first
+ *   bench-report flavours RESULTS.json
+ *	the htab-mem workloads as seed 003 tabulates its four flavours: per
+ *	variant, loop (k/s), average and peak memory (MiB) per workload
+ *   bench-report percpu RESULTS.json
+ *	bpf_ma percpu as seed 002 reports it: per variant, alloc and free
+ *	rates (M/s), average and peak memory (MiB), failed inserts
  *   bench-report plot RESULTS.json PNG
  *	a gnuplot script drawing PNG: throughput relative to the first
  *	variant, and peak memory
@@ -607,6 +613,131 @@ out:
 	return 0;
 }
 
+/* --- flavours, percpu: the seeds' own tables ------------------------------------ */
+
+/* The figure named @name of a variant's summary, or NULL. */
+static json_t *metric_named(json_t *s, const char *name)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "metrics"), i, m)
+		if (!strcmp(str(m, "name"), name))
+			return m;
+	return NULL;
+}
+
+static void metric_named_cell(json_t *s, const char *name)
+{
+	json_t *m = metric_named(s, name);
+
+	if (m)
+		mean_cell(num(m, "mean"), num(m, "stddev"), "", "");
+	else
+		printf(" |");
+}
+
+/* A workload with no figures: why, once, then empty cells. */
+static void why_cells(json_t *s, int cells)
+{
+	const char *st = str(s, "status");
+
+	if (!strcmp(st, "skip") && !strncmp(str(s, "reason"), "needs SMP", 9))
+		printf(" %s |", str(s, "reason"));
+	else
+		status_cells(s, 1);
+	while (--cells > 0)
+		printf(" |");
+}
+
+static int cmd_flavours(int argc, char **argv)
+{
+	json_t *res, *variants, *summary, *e, *v;
+	size_t i, j;
+	int rows = 0;
+
+	if (argc != 1)
+		die("usage: flavours RESULTS.json");
+	res = load(argv[0]);
+	variants = json_object_get(res, "variants");
+	summary = json_object_get(res, "summary");
+
+	json_array_foreach(variants, j, v) {
+		printf("%s(%zu) %s\n\n", j ? "\n" : "", j + 1, json_string_value(v));
+		printf("| name | loop (k/s) | average memory (MiB) | peak memory (MiB) |\n");
+		printf("| -- | --: | --: | --: |\n");
+		json_array_foreach(summary, i, e) {
+			json_t *s = json_object_get(json_object_get(e, "variants"),
+						    json_string_value(v));
+			json_t *mem = json_object_get(s, "mem");
+			char peak[64];
+
+			if (strcmp(str(e, "group"), "htab-mem"))
+				continue;
+			rows++;
+			printf("| %s |", str(e, "bench"));
+			if (strcmp(str(s, "status"), "ok")) {
+				why_cells(s, 3);
+				printf("\n");
+				continue;
+			}
+			metric_named_cell(s, "per_prod_op");
+			mean_cell(num(mem, "avg_mib"), num(mem, "stddev_mib"), "", "");
+			printf(" %s |\n", fig(peak, sizeof(peak), num(mem, "peak_mib"),
+					      num(mem, "peak_mib")));
+		}
+	}
+	json_decref(res);
+	if (!rows)
+		die("%s has no htab-mem workload (BENCH= left them out?)", argv[0]);
+	return 0;
+}
+
+static int cmd_percpu(int argc, char **argv)
+{
+	json_t *res, *variants, *summary, *e, *v;
+	size_t i, j;
+	int rows = 0;
+
+	if (argc != 1)
+		die("usage: percpu RESULTS.json");
+	res = load(argv[0]);
+	variants = json_object_get(res, "variants");
+	summary = json_object_get(res, "summary");
+
+	printf("| variant | per-prod alloc (M/s) | free (M/s) | average memory (MiB) | peak memory (MiB) | failed inserts (%%) |\n");
+	printf("| -- | --: | --: | --: | --: | --: |\n");
+	json_array_foreach(summary, i, e) {
+		if (strcmp(str(e, "bench"), "percpu_alloc_free"))
+			continue;
+		json_array_foreach(variants, j, v) {
+			json_t *s = json_object_get(json_object_get(e, "variants"),
+						    json_string_value(v));
+			json_t *mem = json_object_get(s, "mem");
+			char peak[64];
+
+			rows++;
+			printf("| %s |", json_string_value(v));
+			if (strcmp(str(s, "status"), "ok")) {
+				why_cells(s, 5);
+				printf("\n");
+				continue;
+			}
+			metric_named_cell(s, "alloc");
+			metric_named_cell(s, "free");
+			mean_cell(num(mem, "avg_mib"), num(mem, "stddev_mib"), "", "");
+			printf(" %s |", fig(peak, sizeof(peak), num(mem, "peak_mib"),
+					    num(mem, "peak_mib")));
+			metric_named_cell(s, "alloc_fail");
+			printf("\n");
+		}
+	}
+	json_decref(res);
+	if (!rows)
+		die("%s has no percpu_alloc_free workload (BENCH= left it out?)", argv[0]);
+	return 0;
+}
+
 /* --- plot --------------------------------------------------------------------- */
 
 /* A gnuplot string: double quotes, with " and \\ escaped. */
@@ -787,10 +918,14 @@ int main(int argc, char **argv)
 		return cmd_merge(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "table"))
 		return cmd_table(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "flavours"))
+		return cmd_flavours(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "percpu"))
+		return cmd_percpu(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "plot"))
 		return cmd_plot(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "status"))
 		return cmd_status(argc - 2, argv + 2);
-	fprintf(stderr, "usage: bench-report extract|merge|table|plot|status ...\n");
+	fprintf(stderr, "usage: bench-report extract|merge|table|flavours|percpu|plot|status ...\n");
 	return 2;
 }
