@@ -465,6 +465,16 @@ static void metric_cell(json_t *s, size_t i)
 		  json_is_true(json_object_get(s, "forced")) ? " (forced, -f)" : "");
 }
 
+/* Average memory (mean, stddev) and peak of a variant's summary. */
+static void mem_cells(json_t *s)
+{
+	json_t *mem = json_object_get(s, "mem");
+	char peak[64];
+
+	mean_cell(num(mem, "avg_mib"), num(mem, "stddev_mib"), "", "");
+	printf(" %s |", fig(peak, sizeof(peak), num(mem, "peak_mib"), num(mem, "peak_mib")));
+}
+
 static void status_cells(json_t *s, int cells)
 {
 	const char *st = str(s, "status"), *reason = str(s, "reason");
@@ -524,17 +534,13 @@ static int cmd_table(int argc, char **argv)
 		printf("| %s %s |", str(e, "group"), str(e, "title"));
 		json_array_foreach(variants, j, v) {
 			json_t *s = json_object_get(per, json_string_value(v));
-			json_t *mem = json_object_get(s, "mem");
-			char peak[64];
 
 			if (strcmp(str(s, "status"), "ok")) {
 				status_cells(s, 3);
 				continue;
 			}
 			metric_cell(s, 0);
-			mean_cell(num(mem, "avg_mib"), num(mem, "stddev_mib"), "", "");
-			printf(" %s |", fig(peak, sizeof(peak), num(mem, "peak_mib"),
-					    num(mem, "peak_mib")));
+			mem_cells(s);
 			extra |= json_array_size(json_object_get(s, "metrics")) > 1;
 		}
 		json_array_foreach(variants, j, v) {
@@ -650,41 +656,56 @@ static void why_cells(json_t *s, int cells)
 		printf(" |");
 }
 
+/*
+ * A row of the seeds' tables: @label, then each of @cells, a figure's
+ * name or "mem" (average and peak memory); or why there are no figures.
+ */
+static void seed_row(json_t *s, const char *label, const char *const *cells, int n)
+{
+	int i, width = 0;
+
+	printf("| %s |", label);
+	for (i = 0; i < n; i++)
+		width += strcmp(cells[i], "mem") ? 1 : 2;
+	if (strcmp(str(s, "status"), "ok")) {
+		why_cells(s, width);
+	} else {
+		for (i = 0; i < n; i++) {
+			if (!strcmp(cells[i], "mem"))
+				mem_cells(s);
+			else
+				metric_named_cell(s, cells[i]);
+		}
+	}
+	printf("\n");
+}
+
+/* The summary of RESULTS.json, the only argument of @cmd. */
+static json_t *load_results(int argc, char **argv, const char *cmd)
+{
+	if (argc != 1)
+		die("usage: %s RESULTS.json", cmd);
+	return load(argv[0]);
+}
+
 static int cmd_flavours(int argc, char **argv)
 {
-	json_t *res, *variants, *summary, *e, *v;
+	static const char *const cells[] = { "per_prod_op", "mem" };
+	json_t *res = load_results(argc, argv, "flavours"), *e, *v;
+	json_t *variants = json_object_get(res, "variants");
 	size_t i, j;
 	int rows = 0;
-
-	if (argc != 1)
-		die("usage: flavours RESULTS.json");
-	res = load(argv[0]);
-	variants = json_object_get(res, "variants");
-	summary = json_object_get(res, "summary");
 
 	json_array_foreach(variants, j, v) {
 		printf("%s(%zu) %s\n\n", j ? "\n" : "", j + 1, json_string_value(v));
 		printf("| name | loop (k/s) | average memory (MiB) | peak memory (MiB) |\n");
 		printf("| -- | --: | --: | --: |\n");
-		json_array_foreach(summary, i, e) {
-			json_t *s = json_object_get(json_object_get(e, "variants"),
-						    json_string_value(v));
-			json_t *mem = json_object_get(s, "mem");
-			char peak[64];
-
+		json_array_foreach(json_object_get(res, "summary"), i, e) {
 			if (strcmp(str(e, "group"), "htab-mem"))
 				continue;
 			rows++;
-			printf("| %s |", str(e, "bench"));
-			if (strcmp(str(s, "status"), "ok")) {
-				why_cells(s, 3);
-				printf("\n");
-				continue;
-			}
-			metric_named_cell(s, "per_prod_op");
-			mean_cell(num(mem, "avg_mib"), num(mem, "stddev_mib"), "", "");
-			printf(" %s |\n", fig(peak, sizeof(peak), num(mem, "peak_mib"),
-					      num(mem, "peak_mib")));
+			seed_row(json_object_get(json_object_get(e, "variants"), json_string_value(v)),
+				 str(e, "bench"), cells, 2);
 		}
 	}
 	json_decref(res);
@@ -695,41 +716,20 @@ static int cmd_flavours(int argc, char **argv)
 
 static int cmd_percpu(int argc, char **argv)
 {
-	json_t *res, *variants, *summary, *e, *v;
+	static const char *const cells[] = { "alloc", "free", "mem", "alloc_fail" };
+	json_t *res = load_results(argc, argv, "percpu"), *e, *v;
 	size_t i, j;
 	int rows = 0;
 
-	if (argc != 1)
-		die("usage: percpu RESULTS.json");
-	res = load(argv[0]);
-	variants = json_object_get(res, "variants");
-	summary = json_object_get(res, "summary");
-
 	printf("| variant | per-prod alloc (M/s) | free (M/s) | average memory (MiB) | peak memory (MiB) | failed inserts (%%) |\n");
 	printf("| -- | --: | --: | --: | --: | --: |\n");
-	json_array_foreach(summary, i, e) {
+	json_array_foreach(json_object_get(res, "summary"), i, e) {
 		if (strcmp(str(e, "bench"), "percpu_alloc_free"))
 			continue;
-		json_array_foreach(variants, j, v) {
-			json_t *s = json_object_get(json_object_get(e, "variants"),
-						    json_string_value(v));
-			json_t *mem = json_object_get(s, "mem");
-			char peak[64];
-
+		json_array_foreach(json_object_get(res, "variants"), j, v) {
 			rows++;
-			printf("| %s |", json_string_value(v));
-			if (strcmp(str(s, "status"), "ok")) {
-				why_cells(s, 5);
-				printf("\n");
-				continue;
-			}
-			metric_named_cell(s, "alloc");
-			metric_named_cell(s, "free");
-			mean_cell(num(mem, "avg_mib"), num(mem, "stddev_mib"), "", "");
-			printf(" %s |", fig(peak, sizeof(peak), num(mem, "peak_mib"),
-					    num(mem, "peak_mib")));
-			metric_named_cell(s, "alloc_fail");
-			printf("\n");
+			seed_row(json_object_get(json_object_get(e, "variants"), json_string_value(v)),
+				 json_string_value(v), cells, 4);
 		}
 	}
 	json_decref(res);
