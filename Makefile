@@ -227,7 +227,7 @@ help:
 	@echo '  UML_PATCHES=$(UML_PATCHES)     no: leave out uml/patches (stock ARCH=um, to compare)'
 	@echo '  JOBS=$(JOBS)             parallel kernel build jobs'
 	@echo '  TEST_RUNS="$(TEST_RUNS)"'
-	@echo '               variant:flavor builds make test boots'
+	@echo '               variant:flavor builds make test boots (every other variant: make test-matrix)'
 	@echo '  BREAK=<funcs>         gdb/attach breakpoints (default: reuse_rcu dyn_reuse_rcu __free_rcu, those the kernel has)'
 	@echo '  KARGS=<args>          make gdb: more kernel arguments, e.g. fail_bpf_reuse_batch=1,100,0,-1'
 	@$(MAKE) -s --no-print-directory bench-help | sed -n '4,$$p'
