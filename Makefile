@@ -29,13 +29,18 @@ DEFAULT_FLAVOR := default
 BUILD := build
 KIT := $(CURDIR)
 
-VARIANTS := $(sort $(patsubst kernel/patches/%/series,%,$(wildcard kernel/patches/*/series)))
+KNOWN_VARIANTS := $(sort $(patsubst kernel/patches/%/series,%,$(wildcard kernel/patches/*/series)))
 FLAVORS := $(sort $(filter-out base,$(patsubst uml/configs/%.config,%,$(wildcard uml/configs/*.config))))
 
 # --- input checks: fail before doing anything, naming the fix -----------
 
-ifeq ($(filter $(VARIANT),$(VARIANTS)),)
-$(error unknown VARIANT '$(VARIANT)'; known variants: $(VARIANTS) (each is kernel/patches/<variant>/series))
+ifeq ($(filter $(VARIANT),$(KNOWN_VARIANTS)),)
+$(error unknown VARIANT '$(VARIANT)'; known variants: $(KNOWN_VARIANTS) (each is kernel/patches/<variant>/series))
+endif
+# The series files and patches of VARIANT, its includes resolved.
+VARIANT_FILES := $(shell kernel/prepare-source --files $(VARIANT) 2>/dev/null || echo '?')
+ifneq ($(filter ?,$(VARIANT_FILES)),)
+$(error $(shell kernel/prepare-source --files $(VARIANT) 2>&1 >/dev/null))
 endif
 ifeq ($(filter $(FLAVOR),$(FLAVORS)),)
 $(error unknown FLAVOR '$(FLAVOR)'; known flavors: $(FLAVORS) (each is uml/configs/<flavor>.config))
@@ -72,7 +77,8 @@ FRAGMENTS := uml/configs/base.config uml/configs/$(FLAVOR).config \
 # Stamps are keyed on the content of their inputs: edit a patch and the
 # tree is rebuilt; touch nothing and nothing happens.
 key = $(shell cat $(1) /dev/null | { cat; printf '%s' '$(2)'; } | sha256sum | cut -c1-16)
-SERIES_FILES := $(wildcard $(if $(filter yes,$(UML_PATCHES)),uml/patches/*) kernel/patches/$(VARIANT)/*)
+SERIES_FILES := $(wildcard $(if $(filter yes,$(UML_PATCHES)),uml/patches/*) kernel/patches/$(VARIANT)/config) \
+	$(VARIANT_FILES)
 SRC_KEY := $(call key,$(SERIES_FILES) kernel/prepare-source,$(KERNEL_SRC))
 SRC_STAMP := $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-$(SRC_KEY)
 CONFIG_KEY := $(call key,$(FRAGMENTS) uml/configure,$(SRC_KEY))
@@ -86,7 +92,7 @@ export CCACHE_NOHASHDIR := 1
 KBUILD_CC := $(if $(shell command -v ccache),ccache gcc,gcc)
 KMAKE = $(MAKE) -C $(SRC) ARCH=um O=$(KIT)/$(OBJ) CC="$(KBUILD_CC)" -j$(JOBS)
 
-.PHONY: all help deps kernel rootfs run shell test test-host test-guest \
+.PHONY: all help variants deps kernel rootfs run shell test test-host test-guest \
 	test-matrix stress loop-time clean distclean FORCE
 .DEFAULT_GOAL := help
 
@@ -165,7 +171,7 @@ stress: $(KERNEL) $(IMAGE)
 
 # Every variant with every flavor: long; not part of `make test`.
 test-matrix: deps
-	@tests/run-all $(foreach v,$(VARIANTS),$(foreach f,$(FLAVORS),$(v):$(f)))
+	@tests/run-all $(foreach v,$(KNOWN_VARIANTS),$(foreach f,$(FLAVORS),$(v):$(f)))
 
 # The edit loop: touch memalloc.c, rebuild, boot, results (README figures).
 loop-time: $(KERNEL) $(IMAGE)
@@ -180,6 +186,16 @@ distclean:
 	rm -rf $(BUILD) $(IMAGE) linux
 
 FORCE:
+
+# Each variant with the first comment line of its series: adding a
+# variant is adding a directory.
+variants:
+	@for v in $(KNOWN_VARIANTS); do \
+		d=$$(sed -n 's/^#[[:space:]]*//p' kernel/patches/$$v/series | head -n 1); \
+		i=$$(sed -n 's/^[[:space:]]*include[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' kernel/patches/$$v/series | tr '\n' ' '); \
+		printf '  %-15s %s%s\n' "$$v" "$${d:-(no description: start kernel/patches/$$v/series with a # line)}" \
+			"$${i:+ [includes: $${i% }]}"; \
+	done
 
 help:
 	@echo 'memalloc-uml: the BPF memory allocator on ARCH=um'
@@ -198,6 +214,7 @@ help:
 	@echo '  shell        boot into a busybox shell in the guest'
 	@echo '  gdb          boot VARIANT/FLAVOR under gdb, stop in the allocator'"'"'s RCU callbacks (BREAK=, T=, KARGS=)'
 	@echo '  attach       attach gdb to the newest running guest (make run/shell); detach leaves it running'
+	@echo '  variants     every variant with the description its series starts with'
 	@echo '  kernel       build the kernel of VARIANT/FLAVOR ($(OBJ)/linux; the default one is also ./linux)'
 	@echo '  rootfs       build rootfs.img'
 	@echo '  loop-time    time touch memalloc.c -> rebuild -> boot -> results'
@@ -207,8 +224,11 @@ help:
 	@echo '  clean        remove the root image, logs and ./linux; keep kernels'
 	@echo '  distclean    remove everything built, kernels and source trees included'
 	@echo
+	@echo 'Variants (kernel/patches/<variant>/series; VARIANT= to build one, VARIANTS= to bench several):'
+	@$(MAKE) -s --no-print-directory variants
+	@echo
 	@echo 'Variables:'
-	@echo '  VARIANT=$(VARIANT)   patch series: $(VARIANTS)'
+	@echo '  VARIANT=$(VARIANT)   patch series: $(KNOWN_VARIANTS) (make variants)'
 	@echo '  FLAVOR=$(FLAVOR)     config flavor: $(FLAVORS)'
 	@echo '  KERNEL_SRC=<tree>     base tree instead of /usr/src/linux-source-6.1.tar.xz (copied, never modified)'
 	@echo '  T=<glob>[,<glob>]     run only suites (or suite.case) matching, e.g. T=reuse or T=irq_work.xdp_*'
@@ -217,7 +237,7 @@ help:
 	@echo '  UML_PATCHES=$(UML_PATCHES)     no: leave out uml/patches (stock ARCH=um, to compare)'
 	@echo '  JOBS=$(JOBS)             parallel kernel build jobs'
 	@echo '  TEST_RUNS="$(TEST_RUNS)"'
-	@echo '               variant:flavor builds make test boots'
+	@echo '               variant:flavor builds make test boots (every other variant: make test-matrix)'
 	@echo '  UPSTREAM_TEST_RUNS="$(UPSTREAM_TEST_RUNS)"'
 	@echo '               variant:flavor builds make test runs the upstream selftests (quick) on'
 	@echo '  UPSTREAM_TIMEOUT=$(UPSTREAM_TIMEOUT) seconds before make selftests-upstream'"'"'s guest is killed'

@@ -122,6 +122,70 @@ test_table_says_why_a_figure_is_missing() {
 	expect_match status '^base 1 batch_add_batch_del fail$'
 }
 
+# Seed 003's table per variant and seed 002's percpu table, on the
+# captured bench consoles of the five variants (base's and
+# reuse-after-gp's from before no_op and the "needs SMP" reason), and the
+# needs-SMP row of add_del_on_diff_cpu.
+five_variants_results() {
+	runs=
+	for v in base free-after-gp kmalloc-rcu percpu-marks reuse-after-gp; do
+		mkdir -p "logs/$v"
+		cp "$TESTS/fixtures/bench-$v.log" "logs/$v/console.log"
+		runs="$runs --run $v:1:logs/$v"
+	done
+	# shellcheck disable=SC2086 # a list of arguments
+	report merge results.json $runs || fail "merge failed"
+}
+
+test_flavours_table_has_a_block_per_variant() {
+	five_variants_results
+	report flavours results.json >flavours.md || fail "flavours failed"
+	cat flavours.md
+	n=1
+	for v in base free-after-gp kmalloc-rcu percpu-marks reuse-after-gp; do
+		expect_match flavours.md "^\($n\) $v\$"
+		n=$((n + 1))
+	done
+	[ "$(grep -c '^| name | loop (k/s) | average memory (MiB) | peak memory (MiB) |$' flavours.md)" -eq 5 ] ||
+		fail "not five tables"
+	[ "$(grep -Ec '^\| overwrite \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ \|$' flavours.md)" -eq 5 ] ||
+		fail "not five overwrite rows with figures"
+	[ "$(grep -c '^| add_del_on_diff_cpu | skipped: needs 2 CPUs' flavours.md)" -eq 2 ] ||
+		fail "add_del_on_diff_cpu of the old consoles is not a skipped row"
+	[ "$(grep -c '^| add_del_on_diff_cpu | needs SMP: 2 CPUs .*this kernel has 1 | | |$' flavours.md)" -eq 3 ] ||
+		fail "add_del_on_diff_cpu of the new consoles is not a needs-SMP row"
+	[ "$(grep -Ec '^\| no_op \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ \|$' flavours.md)" -eq 3 ] ||
+		fail "not three no_op rows with figures"
+	expect_no_match flavours.md '^\| (hash_|percpu_)'
+}
+
+test_percpu_table_has_a_row_per_variant() {
+	five_variants_results
+	report percpu results.json >percpu.md || fail "percpu failed"
+	cat percpu.md
+	expect_match percpu.md '^\| variant \| per-prod alloc \(M/s\) \| free \(M/s\) \| average memory \(MiB\) \| peak memory \(MiB\) \| failed inserts \(%\) \|$'
+	for v in base free-after-gp kmalloc-rcu percpu-marks reuse-after-gp; do
+		expect_match percpu.md "^\| $v( \| [0-9.]+ ± [0-9.]+){3} \| [0-9.]+ \| [0-9.]+ ± [0-9.]+ \|\$"
+	done
+	[ "$(grep -c '^| ' percpu.md)" -eq 7 ] || fail "not a header, a rule and five rows"
+}
+
+test_flavours_table_marks_needs_smp() {
+	{
+		echo "@@ no_op"; doc no_op ok 1 1000
+		echo "@@ add_del_on_diff_cpu"; doc add_del_on_diff_cpu skip 0
+	} | sed 's/"needs 2 CPUs"/"needs SMP: 2 CPUs, this kernel has 1"/' | console logs/a
+	report merge results.json --run base:1:logs/a || fail "merge failed"
+	report flavours results.json >flavours.md || fail "flavours failed"
+	cat flavours.md
+	expect_match flavours.md '^\| no_op \| 1000 ± 0 \| 1\.50 ± 0\.00 \| 1\.00 \|$'
+	expect_match flavours.md '^\| add_del_on_diff_cpu \| needs SMP: 2 CPUs, this kernel has 1 \| \| \|$'
+	rc=0
+	report percpu results.json >percpu.md 2>err || rc=$?
+	[ $rc -ne 0 ] || fail "a percpu table without the percpu workload"
+	expect_match err 'has no percpu_alloc_free workload'
+}
+
 test_plot_draws_a_png() {
 	command -v gnuplot >/dev/null || skip "no gnuplot"
 	{ echo "@@ overwrite"; doc overwrite ok 2 10 20; echo "@@ add_del_on_diff_cpu"; doc add_del_on_diff_cpu skip 0; } |
@@ -173,6 +237,7 @@ bench_image() {
 # Every workload on a real kernel, briefly: the checks of each pass, and
 # add_del_on_diff_cpu skips on one CPU but its paired code path works (-f).
 test_workloads_pass_their_checks() {
+	kernel reuse-after-gp default >/dev/null
 	k=$(kernel reuse-after-gp default)
 	img=$(bench_image)
 	for force in "" ",-f"; do
@@ -187,14 +252,14 @@ test_workloads_pass_their_checks() {
 		expect_no_match console 'check [a-z_]+: FAILED'
 		report extract console >docs.json || fail "documents unreadable"
 		if [ -z "$force" ]; then
-			for b in overwrite batch_add_batch_del hash_kmalloc hash_prealloc \
+			for b in no_op overwrite batch_add_batch_del hash_kmalloc hash_prealloc \
 				hash_full_update percpu_alloc_free; do
 				expect_match console "^    ok [0-9]+ $b\$"
 			done
-			expect_match console '^    ok [0-9]+ add_del_on_diff_cpu # SKIP needs 2 CPUs'
+			expect_match console '^    ok [0-9]+ add_del_on_diff_cpu # SKIP needs SMP: 2 CPUs'
 			expect_match console 'overwrite: check iterations_match_runs: ok'
 			expect_match console 'overwrite: check every_update_succeeds: ok: 0 of'
-			expect_match docs.json '"skip_reason": "needs 2 CPUs'
+			expect_match docs.json '"skip_reason": "needs SMP: 2 CPUs'
 		else
 			expect_match console '^    ok [0-9]+ add_del_on_diff_cpu$'
 			expect_match console 'add_del_on_diff_cpu: check pairs_in_step: ok'

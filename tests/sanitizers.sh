@@ -34,6 +34,8 @@ report_all() {
 		--run reuse-after-gp:1:logs/r 2>>err || fail "merge: $(cat err)"
 	"$@" table results.json >table.md 2>>err || fail "table: $(cat err)"
 	"$@" status results.json >status 2>>err || fail "status: $(cat err)"
+	"$@" flavours results.json >flavours.md 2>>err || fail "flavours: $(cat err)"
+	"$@" percpu results.json >percpu.md 2>>err || fail "percpu: $(cat err)"
 	"$@" plot results.json chart.png >plot.gp 2>>err || fail "plot: $(cat err)"
 	expect_match table.md '^\| htab-mem overwrite \| [0-9.]+ ± [0-9.]+ k/s'
 	expect_no_match err 'ERROR: AddressSanitizer|runtime error|ERROR SUMMARY: [1-9]'

@@ -58,6 +58,7 @@
 #define MA_COUNTERS	"/sys/kernel/debug/bpf_mem_alloc"
 
 static const struct bench *benchs[] = {
+	&bench_no_op,
 	&bench_overwrite,
 	&bench_batch_add_batch_del,
 	&bench_add_del_on_diff_cpu,

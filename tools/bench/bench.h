@@ -112,6 +112,7 @@ static inline __u64 bench_read(const void *counter)
 }
 
 /* The benchmarks, in the order they run. */
+extern const struct bench bench_no_op;
 extern const struct bench bench_overwrite;
 extern const struct bench bench_batch_add_batch_del;
 extern const struct bench bench_add_del_on_diff_cpu;

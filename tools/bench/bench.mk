@@ -7,9 +7,15 @@
 # bench-report, scripts/bench) boots each variant's kernel, interleaving
 # variants round by round, and writes results/<date>/.
 
-# Variants to compare, the first being the baseline of the ratios.  Not
-# VARIANTS: the Makefile's list of known variants has that name.
-BENCH_VARIANTS ?= base reuse-after-gp
+# Variants to compare, the first being the baseline of the ratios; 'all'
+# is every known variant, base first.
+VARIANTS ?= base reuse-after-gp
+BENCH_VARIANTS := $(if $(filter all,$(VARIANTS)),base $(filter-out base,$(KNOWN_VARIANTS)),$(VARIANTS))
+ifneq ($(filter bench,$(MAKECMDGOALS)),)
+ifneq ($(filter-out $(KNOWN_VARIANTS),$(BENCH_VARIANTS)),)
+$(error unknown variant(s) in VARIANTS: $(filter-out $(KNOWN_VARIANTS),$(BENCH_VARIANTS)); known variants: $(KNOWN_VARIANTS), or VARIANTS=all (make variants))
+endif
+endif
 # Benchmarks: comma-separated globs of their names (make bench-list).
 BENCH ?= all
 # Options of the bench program, e.g. "-w 1 -d 5" (warm-up, duration).
@@ -49,10 +55,10 @@ bench-list: $(BENCH_BIN)
 	@$(BENCH_BIN) --help
 
 bench-help:
-	@echo '  bench        boot each of BENCH_VARIANTS BENCH_ROUNDS times (interleaved), run the'
-	@echo '               benchmarks (tools/bench), write $(BENCH_OUT)/<date>/: JSON, table, chart'
+	@echo '  bench        boot each of VARIANTS BENCH_ROUNDS times (interleaved), run the benchmarks'
+	@echo '               (tools/bench), write $(BENCH_OUT)/<date>/: JSON, tables (seed 003 and 002 style), chart'
 	@echo '  bench-list   the benchmarks and the options of the bench program'
-	@echo '  BENCH_VARIANTS="$(BENCH_VARIANTS)"  variants to compare (the first is the baseline)'
+	@echo '  VARIANTS="$(VARIANTS)"  variants make bench compares (the first is the baseline), or all'
 	@echo '  BENCH=$(BENCH)  BENCH_ARGS="$(BENCH_ARGS)"  BENCH_ROUNDS=$(BENCH_ROUNDS)  BENCH_MEM=$(BENCH_MEM)'
 	@echo '               workloads (globs), bench options (e.g. "-w 1 -d 5"), boots per variant, guest memory'
 

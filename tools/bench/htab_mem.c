@@ -147,6 +147,36 @@ static const struct bench_metric per_prod_op = {
 	.name = "per_prod_op", .label = "per-prod-op", .unit = "k/s",
 };
 
+/* --- no_op ------------------------------------------------------------------ */
+
+static int no_op_setup(void)
+{
+	return htab_mem_setup("no_op", NULL, 1);
+}
+
+static void no_op_check(void)
+{
+	__u64 runs = runs_of(0, 1);
+
+	htab_mem_check(runs, 0, 0, 0);
+}
+
+const struct bench bench_no_op = {
+	.name = "no_op",
+	.group = "htab-mem",
+	.title = "no_op",
+	.upstream = "bench htab-mem --use-case no_op",
+	.about = "no map operation: one iteration per program run, the floor of the others",
+	.metrics = { per_prod_op },
+	.nr_metrics = 1,
+	.repeat = 16,
+	.setup = no_op_setup,
+	.produce = htab_mem_produce,
+	.measure = htab_mem_measure,
+	.check = no_op_check,
+	.teardown = htab_mem_teardown,
+};
+
 /* --- overwrite ------------------------------------------------------------ */
 
 static int overwrite_setup(void)
@@ -221,7 +251,7 @@ static const char *add_del_validate(void)
 	env.repeat = 1;
 	if (env.nr_cpus < 2) {
 		snprintf(why, sizeof(why),
-			 "needs 2 CPUs (adds on one, deletes on another), this kernel has %d",
+			 "needs SMP: 2 CPUs (adds on one, deletes on another), this kernel has %d",
 			 env.nr_cpus);
 		return why;
 	}

@@ -63,6 +63,18 @@ static __always_inline void delete_batch(__u32 from, __u32 step)
 	}
 }
 
+/* No map operation: the cost of a run itself, the other workloads' floor. */
+SEC("xdp")
+int no_op(struct xdp_md *ctx)
+{
+	__u32 id;
+
+	if (producer_of(ctx, &id))
+		return XDP_ABORTED;
+	__sync_fetch_and_add(&op_cnt, 1);
+	return XDP_PASS;
+}
+
 /* 64 BPF_ANY updates of the producer's keys: each frees the old element. */
 SEC("xdp")
 int overwrite(struct xdp_md *ctx)

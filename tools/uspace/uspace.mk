@@ -10,7 +10,7 @@
 #   make uspace-bench    peak memory of add_del_on_diff_cpu per variant (plain -O2)
 
 # Variants to run: every kernel/patches/*/series.
-USPACE_VARIANTS ?= $(VARIANTS)
+USPACE_VARIANTS ?= $(KNOWN_VARIANTS)
 USPACE_KINDS ?= asan tsan valgrind
 # CPUs (threads) of the model; add_del_on_diff_cpu pairs them up.
 USPACE_CPUS ?= 4
@@ -81,5 +81,11 @@ uspace-help:
 	@echo '  uspace-test  each variant'"'"'s memalloc.c in user space (tools/uspace): N threads, ASan+UBSan, TSan, Valgrind'
 	@echo '  uspace-quick the same, smaller (part of make test via tests/uspace.sh); uspace-bench: diff-CPU peak memory'
 
-# tests/uspace.sh runs the quick matrix: build it first.
-test test-host: uspace-bins
+# make test's share (tests/uspace.sh): the quick size on the variants make
+# test builds anyway, whose trees are unpacked; make uspace-test runs every
+# variant (unpacking each tree takes a minute or two on a fresh machine).
+USPACE_TEST_VARIANTS ?= $(sort $(foreach r,$(TEST_RUNS),$(firstword $(subst :, ,$(r)))))
+
+.PHONY: uspace-test-quick
+uspace-test-quick:
+	+@$(MAKE) -s --no-print-directory uspace-quick USPACE_VARIANTS='$(USPACE_TEST_VARIANTS)'

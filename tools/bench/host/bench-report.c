@@ -11,6 +11,12 @@
  *   bench-report table RESULTS.json
  *	the summary as markdown: one row per workload, one column group
  *	per variant, then the ratio of each other variant to the first
+ *   bench-report flavours RESULTS.json
+ *	the htab-mem workloads as seed 003 tabulates its four flavours: per
+ *	variant, loop (k/s), average and peak memory (MiB) per workload
+ *   bench-report percpu RESULTS.json
+ *	bpf_ma percpu as seed 002 reports it: per variant, alloc and free
+ *	rates (M/s), average and peak memory (MiB), failed inserts
  *   bench-report plot RESULTS.json PNG
  *	a gnuplot script drawing PNG: throughput relative to the first
  *	variant, and peak memory
@@ -459,6 +465,16 @@ static void metric_cell(json_t *s, size_t i)
 		  json_is_true(json_object_get(s, "forced")) ? " (forced, -f)" : "");
 }
 
+/* Average memory (mean, stddev) and peak of a variant's summary. */
+static void mem_cells(json_t *s)
+{
+	json_t *mem = json_object_get(s, "mem");
+	char peak[64];
+
+	mean_cell(num(mem, "avg_mib"), num(mem, "stddev_mib"), "", "");
+	printf(" %s |", fig(peak, sizeof(peak), num(mem, "peak_mib"), num(mem, "peak_mib")));
+}
+
 static void status_cells(json_t *s, int cells)
 {
 	const char *st = str(s, "status"), *reason = str(s, "reason");
@@ -518,17 +534,13 @@ static int cmd_table(int argc, char **argv)
 		printf("| %s %s |", str(e, "group"), str(e, "title"));
 		json_array_foreach(variants, j, v) {
 			json_t *s = json_object_get(per, json_string_value(v));
-			json_t *mem = json_object_get(s, "mem");
-			char peak[64];
 
 			if (strcmp(str(s, "status"), "ok")) {
 				status_cells(s, 3);
 				continue;
 			}
 			metric_cell(s, 0);
-			mean_cell(num(mem, "avg_mib"), num(mem, "stddev_mib"), "", "");
-			printf(" %s |", fig(peak, sizeof(peak), num(mem, "peak_mib"),
-					    num(mem, "peak_mib")));
+			mem_cells(s);
 			extra |= json_array_size(json_object_get(s, "metrics")) > 1;
 		}
 		json_array_foreach(variants, j, v) {
@@ -604,6 +616,125 @@ static int cmd_table(int argc, char **argv)
 	}
 out:
 	json_decref(res);
+	return 0;
+}
+
+/* --- flavours, percpu: the seeds' own tables ------------------------------------ */
+
+/* The figure named @name of a variant's summary, or NULL. */
+static json_t *metric_named(json_t *s, const char *name)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "metrics"), i, m)
+		if (!strcmp(str(m, "name"), name))
+			return m;
+	return NULL;
+}
+
+static void metric_named_cell(json_t *s, const char *name)
+{
+	json_t *m = metric_named(s, name);
+
+	if (m)
+		mean_cell(num(m, "mean"), num(m, "stddev"), "", "");
+	else
+		printf(" |");
+}
+
+/* A workload with no figures: why, once, then empty cells. */
+static void why_cells(json_t *s, int cells)
+{
+	const char *st = str(s, "status");
+
+	if (!strcmp(st, "skip") && !strncmp(str(s, "reason"), "needs SMP", 9))
+		printf(" %s |", str(s, "reason"));
+	else
+		status_cells(s, 1);
+	while (--cells > 0)
+		printf(" |");
+}
+
+/*
+ * A row of the seeds' tables: @label, then each of @cells, a figure's
+ * name or "mem" (average and peak memory); or why there are no figures.
+ */
+static void seed_row(json_t *s, const char *label, const char *const *cells, int n)
+{
+	int i, width = 0;
+
+	printf("| %s |", label);
+	for (i = 0; i < n; i++)
+		width += strcmp(cells[i], "mem") ? 1 : 2;
+	if (strcmp(str(s, "status"), "ok")) {
+		why_cells(s, width);
+	} else {
+		for (i = 0; i < n; i++) {
+			if (!strcmp(cells[i], "mem"))
+				mem_cells(s);
+			else
+				metric_named_cell(s, cells[i]);
+		}
+	}
+	printf("\n");
+}
+
+/* The summary of RESULTS.json, the only argument of @cmd. */
+static json_t *load_results(int argc, char **argv, const char *cmd)
+{
+	if (argc != 1)
+		die("usage: %s RESULTS.json", cmd);
+	return load(argv[0]);
+}
+
+static int cmd_flavours(int argc, char **argv)
+{
+	static const char *const cells[] = { "per_prod_op", "mem" };
+	json_t *res = load_results(argc, argv, "flavours"), *e, *v;
+	json_t *variants = json_object_get(res, "variants");
+	size_t i, j;
+	int rows = 0;
+
+	json_array_foreach(variants, j, v) {
+		printf("%s(%zu) %s\n\n", j ? "\n" : "", j + 1, json_string_value(v));
+		printf("| name | loop (k/s) | average memory (MiB) | peak memory (MiB) |\n");
+		printf("| -- | --: | --: | --: |\n");
+		json_array_foreach(json_object_get(res, "summary"), i, e) {
+			if (strcmp(str(e, "group"), "htab-mem"))
+				continue;
+			rows++;
+			seed_row(json_object_get(json_object_get(e, "variants"), json_string_value(v)),
+				 str(e, "bench"), cells, 2);
+		}
+	}
+	json_decref(res);
+	if (!rows)
+		die("%s has no htab-mem workload (BENCH= left them out?)", argv[0]);
+	return 0;
+}
+
+static int cmd_percpu(int argc, char **argv)
+{
+	static const char *const cells[] = { "alloc", "free", "mem", "alloc_fail" };
+	json_t *res = load_results(argc, argv, "percpu"), *e, *v;
+	size_t i, j;
+	int rows = 0;
+
+	printf("| variant | per-prod alloc (M/s) | free (M/s) | average memory (MiB) | peak memory (MiB) | failed inserts (%%) |\n");
+	printf("| -- | --: | --: | --: | --: | --: |\n");
+	json_array_foreach(json_object_get(res, "summary"), i, e) {
+		if (strcmp(str(e, "bench"), "percpu_alloc_free"))
+			continue;
+		json_array_foreach(json_object_get(res, "variants"), j, v) {
+			rows++;
+			seed_row(json_object_get(json_object_get(e, "variants"), json_string_value(v)),
+				 json_string_value(v), cells, 4);
+		}
+	}
+	json_decref(res);
+	if (!rows)
+		die("%s has no percpu_alloc_free workload (BENCH= left it out?)", argv[0]);
 	return 0;
 }
 
@@ -787,10 +918,14 @@ int main(int argc, char **argv)
 		return cmd_merge(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "table"))
 		return cmd_table(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "flavours"))
+		return cmd_flavours(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "percpu"))
+		return cmd_percpu(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "plot"))
 		return cmd_plot(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "status"))
 		return cmd_status(argc - 2, argv + 2);
-	fprintf(stderr, "usage: bench-report extract|merge|table|plot|status ...\n");
+	fprintf(stderr, "usage: bench-report extract|merge|table|flavours|percpu|plot|status ...\n");
 	return 2;
 }
