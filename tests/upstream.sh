@@ -308,3 +308,14 @@ test_real_verifier_run_log_is_judged_and_parsed() {
 	expect_match parsed 'Testing complete\. Ran [0-9]+ tests'
 	expect_no_match parsed 'ERROR|could not find|invalid KTAP'
 }
+
+# --- the host's map count for big guests --------------------------------------
+
+test_max_map_count_reads_sizes_and_leaves_enough_alone() {
+	"$KIT/scripts/max-map-count" 64M >out 2>&1 || fail "64M needs no more than the default map count"
+	[ ! -s out ] || fail "nothing to do, yet it said: $(cat out)"
+	rc=0
+	"$KIT/scripts/max-map-count" 12X >out 2>&1 || rc=$?
+	[ $rc -ne 0 ] || fail "a size it cannot read was accepted"
+	expect_match out "cannot read the memory size '12X'"
+}

@@ -36,7 +36,8 @@ UPSTREAM_TIMEOUT ?= 5400
 # far too little, 256M runs out in both; 1G leaves room for the debug
 # and kasan flavors' overhead.  It comes after the flavor's own mem=
 # (uml/configs/*.cmdline), so it wins.
-UPSTREAM_ARGS := mem=1G
+UPSTREAM_MEM := 1G
+UPSTREAM_ARGS := mem=$(UPSTREAM_MEM)
 
 # As the selftests' Makefile orders them: the tree's tools/include (u8,
 # __must_check, ...) before its uapi copy.
@@ -138,6 +139,7 @@ upstream-check-filter: $(UP_SUITES_LIST)
 
 selftests-upstream: TIMEOUT := $(UPSTREAM_TIMEOUT)
 selftests-upstream: $(KERNEL) $(UP_IMAGE) upstream-check-filter
+	@scripts/max-map-count $(UPSTREAM_MEM)
 	$(RUN) $(KERNEL) $(UP_IMAGE) -- $(FLAVOR_ARGS) $(UPSTREAM_ARGS) kit.run=upstream \
 		kit.timeout=$$(($(TIMEOUT) - 60))
 
