@@ -57,3 +57,13 @@ kunit_tool() {
 	done
 	return 1
 }
+
+# expect_kunit_parses FIXTURE: the tree's kunit.py parse accepts
+# fixtures/FIXTURE.log (UML's CRLF stripped).  Skips without a tree.
+expect_kunit_parses() {
+	kunit=$(kunit_tool) || skip "no unpacked kernel tree with kunit.py (make kernel first)"
+	tr -d '\r' <"$TESTS/fixtures/$1.log" >"$T/$1.ktap"
+	python3 "$kunit" parse "$T/$1.ktap" >"$1.parsed" 2>&1 || true
+	expect_match "$1.parsed" 'Testing complete\. Ran [0-9]+ tests'
+	expect_no_match "$1.parsed" 'ERROR|could not find|invalid KTAP'
+}

@@ -115,11 +115,7 @@ test_real_run_log_is_judged_and_parsed() {
 	rc=0
 	"$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
 	[ $rc -ne 0 ] || fail "a failed upstream case did not fail the run"
-	kunit=$(kunit_tool) || skip "no unpacked kernel tree with kunit.py (make kernel first)"
-	tr -d '\r' <"$TESTS/fixtures/upstream-test_maps.log" >log
-	python3 "$kunit" parse "$PWD/log" >parsed 2>&1 || true
-	expect_match parsed 'Testing complete\. Ran [0-9]+ tests'
-	expect_no_match parsed 'ERROR|could not find|invalid KTAP'
+	expect_kunit_parses upstream-test_maps
 }
 
 # --- test_verifier and test_lru_map ------------------------------------------
@@ -302,11 +298,7 @@ test_real_verifier_run_log_is_judged_and_parsed() {
 	[ $rc -ne 0 ] || fail "failed test_lru_map cases did not fail the run"
 	expect_match out '^SKIP  test_verifier\.map_kptr_BPF_ST_imm_0/p # denylisted: kptr fields name a kernel type'
 	expect_match out '^[0-9]+ passed, 0 failed, [0-9]+ skipped'
-	kunit=$(kunit_tool) || skip "no unpacked kernel tree with kunit.py (make kernel first)"
-	tr -d '\r' <"$TESTS/fixtures/upstream-verifier.log" >log
-	python3 "$kunit" parse "$PWD/log" >parsed 2>&1 || true
-	expect_match parsed 'Testing complete\. Ran [0-9]+ tests'
-	expect_no_match parsed 'ERROR|could not find|invalid KTAP'
+	expect_kunit_parses upstream-verifier
 }
 
 # --- the host's map count for big guests --------------------------------------
