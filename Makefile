@@ -30,11 +30,13 @@ BUILD := build
 KIT := $(CURDIR)
 
 KNOWN_VARIANTS := $(sort $(patsubst kernel/patches/%/series,%,$(wildcard kernel/patches/*/series)))
+# Test-only variants mutant-<name> (kernel/mutants/<name>/series): MUTANT_VARIANTS, make mutants.
+include kernel/mutants/mutants.mk
 FLAVORS := $(sort $(filter-out base,$(patsubst uml/configs/%.config,%,$(wildcard uml/configs/*.config))))
 
 # --- input checks: fail before doing anything, naming the fix -----------
 
-ifeq ($(filter $(VARIANT),$(KNOWN_VARIANTS)),)
+ifeq ($(filter $(VARIANT),$(KNOWN_VARIANTS) $(MUTANT_VARIANTS)),)
 $(error unknown VARIANT '$(VARIANT)'; known variants: $(KNOWN_VARIANTS) (each is kernel/patches/<variant>/series))
 endif
 # The series files and patches of VARIANT, its includes resolved.
