@@ -448,11 +448,18 @@ static long reuses;
 /*
  * A reader holds an object across its free, inside one RCU read-side
  * section, while this CPU and the others allocate: none of them may get
- * it (every allocation rewrites the tag) until the section ends.
+ * it (every allocation rewrites the tag) until the section ends.  The
+ * OPS frees after it hand its batch on (the port's watermark is 32), and
+ * a burst of REUSE_BURST allocations then takes everything that is
+ * reusable, newest batches first: an allocator that makes a batch
+ * reusable without waiting for a grace period gives the object out again
+ * within the burst.
  */
+#define REUSE_BURST	(4 * OPS)
+
 static void reuse_cpu(struct cpu_arg *a)
 {
-	void *churn[OPS];
+	void *churn[OPS], *burst[REUSE_BURST];
 	int i, k, n = iters(300);
 
 	for (i = 0; i < n; i++) {
@@ -472,8 +479,12 @@ static void reuse_cpu(struct cpu_arg *a)
 			churn[k] = update_alloc(a->ma);
 		for (k = 0; k < OPS; k++)
 			bpf_mem_cache_free(a->ma, churn[k]);
+		for (k = 0; k < REUSE_BURST; k++)
+			burst[k] = update_alloc(a->ma);
 		if (tag_of(held) != tag)
 			__atomic_add_fetch(&reuses, 1, __ATOMIC_RELAXED);
+		for (k = 0; k < REUSE_BURST; k++)
+			bpf_mem_cache_free(a->ma, burst[k]);
 		rcu_read_unlock();
 	}
 }
@@ -517,6 +528,73 @@ static enum ktap_result test_no_reuse_before_gp(void)
 static enum ktap_result test_no_reuse_before_gp_fallback(void)
 {
 	return reuse_check(100);
+}
+
+/* --- no free before an RCU tasks trace grace period -------------------- */
+
+/*
+ * A sleepable program's reader: inside rcu_read_lock_trace() only (no
+ * rcu_read_lock()), it frees its object, frees two batches more, and
+ * lets RCU grace periods end and their callbacks run, which a sleepable
+ * program may sleep through.  The object may be handed out again by
+ * then, but its memory must not go back to slab before the tasks trace
+ * section ends (free_rcu() after call_rcu_tasks_trace()).
+ */
+static void trace_reader_cpu(struct cpu_arg *a)
+{
+	void *churn[OPS];
+	int i, k, n = iters(30);
+
+	for (i = 0; i < n; i++) {
+		void *held;
+
+		rcu_read_lock_trace();
+		held = update_alloc(a->ma);
+		if (!held) {
+			a->failures++;
+			rcu_read_unlock_trace();
+			continue;
+		}
+		uspace_watch(a->cpu, held);
+		bpf_mem_cache_free(a->ma, held);
+		for (k = 0; k < OPS; k++)
+			churn[k] = update_alloc(a->ma);
+		for (k = 0; k < OPS; k++)
+			bpf_mem_cache_free(a->ma, churn[k]);
+		/* The batches' grace period and their callbacks */
+		synchronize_rcu();
+		rcu_barrier();
+		/* A refill that may take the batch back, and its callbacks */
+		for (k = 0; k < OPS; k++)
+			churn[k] = update_alloc(a->ma);
+		for (k = 0; k < OPS; k++)
+			bpf_mem_cache_free(a->ma, churn[k]);
+		rcu_barrier();
+		if (uspace_watched_freed(a->cpu))
+			__atomic_add_fetch(&reuses, 1, __ATOMIC_RELAXED);
+		else
+			(void)tag_of(held);	/* still the allocator's memory */
+		uspace_watch(a->cpu, NULL);
+		rcu_read_unlock_trace();
+	}
+}
+
+static enum ktap_result test_no_free_before_trace_gp(void)
+{
+	struct bpf_mem_alloc ma = {};
+	long base = uspace_mem_live(), failures;
+
+	case_start();
+	reuses = 0;
+	KTAP_EXPECT(!ma_init(&ma, ELEM_SIZE, false), "bpf_mem_alloc_init failed");
+	failures = run_cpus(&ma, trace_reader_cpu, NULL);
+	ma_destroy(&ma);
+	ktap_diag("%ld objects given back to slab inside the tasks trace read section that freed them",
+		  reuses);
+	KTAP_EXPECT(!failures, "%ld allocations failed", failures);
+	EXPECT_NO_LEAK(base);
+	KTAP_EXPECT(!reuses, "%ld objects freed before an RCU tasks trace grace period", reuses);
+	return KTAP_PASS;
 }
 
 /* --- destroy with callbacks in flight ---------------------------------- */
@@ -582,6 +660,110 @@ static enum ktap_result test_destroy_in_flight(void)
 	}
 	if (fa)
 		__atomic_store_n(&fa->probability, 0, __ATOMIC_RELAXED);
+	EXPECT_NO_LEAK(base);
+	return KTAP_PASS;
+}
+
+/* --- drain racing with RCU callbacks ---------------------------------- */
+
+/* 8 batches of the port's watermark (32) per CPU, all queued at once. */
+#define DRAIN_OBJS	(4 * OPS)
+
+static void many_batches_cpu(struct cpu_arg *a)
+{
+	void *p[DRAIN_OBJS];
+	int k;
+
+	for (k = 0; k < DRAIN_OBJS; k++)
+		p[k] = update_alloc(a->ma);
+	for (k = 0; k < DRAIN_OBJS; k++)
+		bpf_mem_cache_free(a->ma, p[k]);
+}
+
+/*
+ * A reader of both flavours held from before the frees into the drain:
+ * no batch's RCU callback runs before the destroy, and no free_rcu()
+ * completes until the callbacks have run inside the drain.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int step;		/* 1: holding; 2: drop rcu; 3: drop trace; 4: done */
+} drain_reader = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+
+static void drain_reader_step(int step)
+{
+	pthread_mutex_lock(&drain_reader.lock);
+	drain_reader.step = step;
+	pthread_cond_broadcast(&drain_reader.cond);
+	pthread_mutex_unlock(&drain_reader.lock);
+}
+
+static void drain_reader_wait(int step)
+{
+	pthread_mutex_lock(&drain_reader.lock);
+	while (drain_reader.step < step)
+		pthread_cond_wait(&drain_reader.cond, &drain_reader.lock);
+	pthread_mutex_unlock(&drain_reader.lock);
+}
+
+static void *drain_reader_thread(void *unused)
+{
+	uspace_rcu_register();
+	rcu_read_lock_trace();
+	rcu_read_lock();
+	drain_reader_step(1);
+	drain_reader_wait(2);
+	rcu_read_unlock();
+	drain_reader_wait(3);
+	rcu_read_unlock_trace();
+	uspace_rcu_unregister();
+	return NULL;
+}
+
+/* At the drain's first kfree(): every pending RCU callback runs, now. */
+static void callbacks_inside_drain(void)
+{
+	drain_reader_step(2);
+	rcu_barrier();
+	drain_reader_step(3);
+}
+
+/*
+ * Destroy while batches wait for their grace period, and run their
+ * callbacks (on liburcu's thread, another CPU) in the middle of the
+ * drain, after its first kfree() has started: they must free their
+ * objects themselves (direct_free), or the objects leak.  Variants
+ * without reuse lists (no fail_bpf_reuse_batch) skip.
+ */
+static enum ktap_result test_drain_vs_callbacks(void)
+{
+	struct fault_attr *fa = uspace_fault_attr("fail_bpf_reuse_batch");
+	long base = uspace_mem_live();
+	int i, n = iters(20);
+
+	case_start();
+	if (!fa) {
+		ktap_skip_reason("this variant has no reuse lists (no fail_bpf_reuse_batch)");
+		return KTAP_SKIP;
+	}
+	for (i = 0; i < n; i++) {
+		struct bpf_mem_alloc ma = {};
+		pthread_t t;
+
+		KTAP_EXPECT(!ma_init(&ma, ELEM_SIZE, false), "bpf_mem_alloc_init failed");
+		drain_reader.step = 0;
+		if (pthread_create(&t, NULL, drain_reader_thread, NULL))
+			abort();
+		drain_reader_wait(1);
+		run_cpus(&ma, many_batches_cpu, NULL);
+		uspace_set_kfree_hook(callbacks_inside_drain);
+		ma_destroy(&ma);
+		uspace_set_kfree_hook(NULL);
+		/* The hook ran unless the destroy freed nothing at all */
+		drain_reader_step(3);
+		pthread_join(t, NULL);
+	}
 	EXPECT_NO_LEAK(base);
 	return KTAP_PASS;
 }
@@ -657,7 +839,9 @@ static const struct ktap_case cases[] = {
 	{ "add_del_on_diff_cpu", test_add_del_on_diff_cpu },
 	{ "no_reuse_before_gp", test_no_reuse_before_gp },
 	{ "no_reuse_before_gp_fallback", test_no_reuse_before_gp_fallback },
+	{ "no_free_before_trace_gp", test_no_free_before_trace_gp },
 	{ "destroy_in_flight", test_destroy_in_flight },
+	{ "drain_vs_callbacks", test_drain_vs_callbacks },
 	{ "nmi_reentrancy", test_nmi_reentrancy },
 };
 

@@ -271,13 +271,57 @@ void *kmalloc_node(size_t size, gfp_t flags, int node)
 	return kmalloc(size, flags);
 }
 
+/* The tests' hooks into kfree(): see uspace_test.h. */
+static __thread void (*kfree_hook)(void);
+static const void *watched[NR_CPUS];
+static bool watch_hit[NR_CPUS];
+static int nr_watched;
+
+void uspace_set_kfree_hook(void (*hook)(void))
+{
+	kfree_hook = hook;
+}
+
+void uspace_watch(int slot, const void *obj)
+{
+	BUG_ON(slot < 0 || slot >= NR_CPUS);
+	__atomic_store_n(&watch_hit[slot], false, __ATOMIC_RELAXED);
+	__atomic_store_n(&watched[slot], obj, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&nr_watched, obj ? 1 : -1, __ATOMIC_RELEASE);
+}
+
+bool uspace_watched_freed(int slot)
+{
+	return __atomic_load_n(&watch_hit[slot], __ATOMIC_ACQUIRE);
+}
+
+static void watch_kfree(const char *p, size_t size)
+{
+	int i;
+
+	for (i = 0; i < NR_CPUS; i++) {
+		const char *w = __atomic_load_n(&watched[i], __ATOMIC_ACQUIRE);
+
+		if (w && w >= p && w < p + size)
+			__atomic_store_n(&watch_hit[i], true, __ATOMIC_RELEASE);
+	}
+}
+
 void kfree(const void *p)
 {
 	char *h;
 
 	if (!p || p == ZERO_SIZE_PTR)
 		return;
+	if (kfree_hook) {
+		void (*hook)(void) = kfree_hook;
+
+		kfree_hook = NULL;
+		hook();
+	}
 	h = (char *)p - KM_HDR;
+	if (__atomic_load_n(&nr_watched, __ATOMIC_ACQUIRE))
+		watch_kfree(p, *(size_t *)h);
 	mem_account(-(long)*(size_t *)h);
 	free(h);
 }

@@ -28,6 +28,19 @@ struct fault_attr *uspace_fault_attr(const char *name);
 /* A debugfs atomic_t counter by file name, or -1 when the variant has none. */
 long uspace_debugfs_read(const char *name);
 
+/*
+ * Run @hook once, at the next kfree() of this thread, before it frees:
+ * e.g. RCU callbacks on another CPU in the middle of a drain.
+ */
+void uspace_set_kfree_hook(void (*hook)(void));
+
+/*
+ * Watch slot @slot (0..NR_CPUS-1): note when the kmalloc() block that
+ * holds @obj is kfree()d, by any thread.  @obj NULL ends the watch.
+ */
+void uspace_watch(int slot, const void *obj);
+bool uspace_watched_freed(int slot);
+
 /* RCU threads must register with liburcu (done by uspace_set_cpu()). */
 void uspace_rcu_register(void);
 void uspace_rcu_unregister(void);
