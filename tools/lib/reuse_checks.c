@@ -19,7 +19,16 @@
 #include "sysfs.h"
 
 #define PROBE_ATTEMPTS	100
-#define PROBE_FILL	8
+/*
+ * Inside each run: delete the probe key, PROBE_CHURN insert+delete pairs
+ * of other keys (two batches of reuse-after-gp's watermark, 32: the
+ * probe element's batch is handed on), then PROBE_FILL inserts, more
+ * than can be reusable by then: a variant that reuses a batch without a
+ * grace period hands the probe element out again (see the README's
+ * "Mutation tests").  Both at most MAX_PROBE_OPS (tools/progs/htab.bpf.c).
+ */
+#define PROBE_CHURN	64
+#define PROBE_FILL	256
 #define PROBE_MARK	0x01dc0de0ULL
 
 enum ktap_result reuse_no_immediate_reuse(void)
@@ -28,7 +37,8 @@ enum ktap_result reuse_no_immediate_reuse(void)
 		.type = BPF_MAP_TYPE_HASH,
 		.flags = BPF_F_NO_PREALLOC,
 		.value_size = sizeof(__u64),
-		.max_entries = PROBE_ATTEMPTS * (PROBE_FILL + 1),
+		/* alive at a time: the probe key, the fill and one churn key */
+		.max_entries = PROBE_FILL + 2,
 	};
 	struct htab *skel = htab_open(&p);
 	int i, fd, reused = 0;
@@ -37,16 +47,21 @@ enum ktap_result reuse_no_immediate_reuse(void)
 	KTAP_EXPECT(skel, "cannot load the program");
 	fd = bpf_map__fd(skel->maps.htab);
 	skel->bss->probe_fill = PROBE_FILL;
+	skel->bss->probe_churn = PROBE_CHURN;
 	for (i = 0; i < PROBE_ATTEMPTS; i++) {
-		__u32 key = i * (PROBE_FILL + 1);
+		__u32 key = i;
 		__u64 mark = PROBE_MARK + i;
 
 		KTAP_EXPECT(!bpf_map_update_elem(fd, &key, &mark, BPF_NOEXIST),
 			    "insert probe key %u: %s", key, strerror(errno));
 		skel->bss->probe_key = key;
 		skel->bss->probe_fill_ok = 0;
+		skel->bss->probe_churn_ok = 0;
 		KTAP_EXPECT(!htab_test_run(skel->progs.reuse_probe, 1, NULL),
 			    "probe run failed (probe_err %lld)", (long long)skel->bss->probe_err);
+		KTAP_EXPECT(skel->bss->probe_churn_ok == PROBE_CHURN,
+			    "%llu of %d insert+delete pairs succeeded",
+			    (unsigned long long)skel->bss->probe_churn_ok, PROBE_CHURN);
 		KTAP_EXPECT(skel->bss->probe_fill_ok == PROBE_FILL, "%llu of %d inserts succeeded",
 			    (unsigned long long)skel->bss->probe_fill_ok, PROBE_FILL);
 		if (skel->bss->probe_seen != mark && !reused++)

@@ -11,6 +11,11 @@
 #include <bpf/bpf_helpers.h>
 
 #define MAX_BURST 64
+/* Upper bound of reuse_probe's churn and fill. */
+#define MAX_PROBE_OPS 256
+/* reuse_probe's churn and fill keys: far above the probe keys. */
+#define CHURN_KEY 0x40000000U
+#define FILL_KEY 0x50000000U
 #define ENOMEM 12
 
 char LICENSE[] SEC("license") = "GPL";
@@ -45,9 +50,14 @@ __u64 updates_other_err;
 __u64 deletes_ok;
 __u64 lookups_ok;
 
-/* Reuse probe: key to look up and delete, keys to insert afterwards. */
+/*
+ * Reuse probe: key to look up and delete, insert+delete pairs of other
+ * keys after the delete, keys to insert afterwards.
+ */
 __u32 probe_key;
+__u32 probe_churn;
 __u32 probe_fill;
+__u64 probe_churn_ok;
 __u64 probe_seen;
 __u64 probe_fill_ok;
 __s64 probe_err;
@@ -133,8 +143,15 @@ int lookup_delete(struct xdp_md *ctx)
 /*
  * The use-after-free the reuse-after-GP series is about, inside one run
  * (one RCU read-side section): keep a pointer to probe_key's value,
- * delete probe_key, insert probe_fill new keys whose values are
- * 0xfeed0000 + key, then read through the old pointer.
+ * delete probe_key, insert and delete probe_churn other keys one at a
+ * time, insert probe_fill new keys, all with values 0xfeed0000 + key,
+ * read through the old pointer, and delete the fill keys again.  The
+ * churn's frees hand the batch that holds the probe element on (the
+ * port passes frees to call_rcu() in batches of its watermark, 32), and
+ * the fill allocates more than everything that could be reusable by
+ * then, newest batches first: an allocator that makes a batch reusable
+ * without waiting for a grace period gives the probe element out again
+ * before the run ends.  No grace period can end inside one run.
  */
 SEC("xdp")
 int reuse_probe(struct xdp_md *ctx)
@@ -152,12 +169,24 @@ int reuse_probe(struct xdp_md *ctx)
 	probe_err = bpf_map_delete_elem(&htab, &key);
 	if (probe_err)
 		return XDP_ABORTED;
-	for (i = 0; i < MAX_BURST && i < probe_fill; i++) {
-		key = probe_key + 1 + i;
+	for (i = 0; i < MAX_PROBE_OPS && i < probe_churn; i++) {
+		key = CHURN_KEY + i;
+		*val = 0xfeed0000ULL + key;
+		if (bpf_map_update_elem(&htab, &key, val, BPF_NOEXIST))
+			continue;
+		if (!bpf_map_delete_elem(&htab, &key))
+			probe_churn_ok++;
+	}
+	for (i = 0; i < MAX_PROBE_OPS && i < probe_fill; i++) {
+		key = FILL_KEY + i;
 		*val = 0xfeed0000ULL + key;
 		if (!bpf_map_update_elem(&htab, &key, val, BPF_NOEXIST))
 			probe_fill_ok++;
 	}
 	probe_seen = *old;
+	for (i = 0; i < MAX_PROBE_OPS && i < probe_fill; i++) {
+		key = FILL_KEY + i;
+		bpf_map_delete_elem(&htab, &key);
+	}
 	return XDP_PASS;
 }
