@@ -67,6 +67,12 @@ else ifneq ($(UML_PATCHES),yes)
 $(error UML_PATCHES must be yes or no, not '$(UML_PATCHES)')
 endif
 SRC := $(BUILD)/src/$(VARIANT)$(BASE_TAG)
+# The build directory is a direct child of its tree, so Kbuild names the
+# tree "..": every variant of a base then compiles a file with the same
+# command line, and ccache (which ignores the directory, CCACHE_NOHASHDIR)
+# serves a new variant's unchanged files from another variant's build.
+# $(OBJ) is a link to it, the name everything else uses.
+OBJ_DIR := $(SRC)/.build-$(FLAVOR)
 OBJ := $(BUILD)/$(VARIANT)-$(FLAVOR)$(BASE_TAG)
 KERNEL := $(OBJ)/linux
 STAMPS := $(BUILD)/stamps
@@ -91,8 +97,12 @@ export CCACHE_DIR ?= $(HOME)/.cache/ccache
 # the cache this one filled.
 export CCACHE_BASEDIR := $(KIT)
 export CCACHE_NOHASHDIR := 1
-KBUILD_CC := $(if $(shell command -v ccache),ccache gcc,gcc)
-KMAKE = $(MAKE) -C $(SRC) ARCH=um O=$(KIT)/$(OBJ) CC="$(KBUILD_CC)" -j$(JOBS)
+# scripts/deps installs ccache before anything is built, so the compiler's
+# command line is the same from the first build on: deciding here with
+# `command -v ccache` would see a fresh machine without it, and Kbuild would
+# recompile everything once ccache appeared.
+KBUILD_CC := ccache gcc
+KMAKE = $(MAKE) -C $(SRC) ARCH=um O=$(KIT)/$(OBJ_DIR) CC="$(KBUILD_CC)" -j$(JOBS)
 
 .PHONY: all help variants deps kernel rootfs run shell test test-host test-guest \
 	test-matrix stress loop-time clean distclean FORCE
@@ -108,19 +118,25 @@ $(DEPS_STAMP): scripts/deps
 
 # --- kernel -----------------------------------------------------------------
 
+# One lock per source tree, for everything that writes the tree or one of
+# its build directories: a second command waits for the first.
+LOCK = scripts/with-lock $(SRC).lock
+
 $(SRC_STAMP): | $(DEPS_STAMP)
-	UML_PATCHES=$(UML_PATCHES) kernel/prepare-source $(VARIANT) $(SRC) $(KERNEL_SRC)
+	UML_PATCHES=$(UML_PATCHES) $(LOCK) kernel/prepare-source $(VARIANT) $(SRC) $(KERNEL_SRC)
 	@mkdir -p $(@D) && rm -f $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-* && touch $@
 
 $(CONFIG_STAMP): $(SRC_STAMP)
-	uml/configure $(SRC) $(OBJ) $(FRAGMENTS)
+	$(LOCK) uml/configure $(SRC) $(OBJ_DIR) $(FRAGMENTS)
+	@[ -L $(OBJ) ] || rm -rf $(OBJ)
+	@ln -sfn src/$(VARIANT)$(BASE_TAG)/.build-$(FLAVOR) $(OBJ)
 	@rm -f $(STAMPS)/config-$(VARIANT)-$(FLAVOR)$(BASE_TAG)-* && touch $@
 
 # Kbuild knows which objects are stale; always ask it.  The default
 # build is also ./linux, so `./linux ubd0=rootfs.img` needs no wrapper.
 $(KERNEL): $(CONFIG_STAMP) FORCE
 	@echo "  KERNEL  $(OBJ) ($(VARIANT), $(FLAVOR))"
-	+@$(KMAKE) -s linux scripts_gdb
+	+@$(LOCK) $(KMAKE) -s linux scripts_gdb
 ifeq ($(VARIANT)-$(FLAVOR)$(BASE_TAG),$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR))
 	@ln -sfn $(OBJ)/linux linux
 endif
