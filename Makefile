@@ -15,7 +15,7 @@ STRESS_SECONDS ?= 180
 UML_PATCHES ?= yes
 JOBS ?= $(shell nproc)
 # The builds `make test` runs the selftests on, as VARIANT:FLAVOR
-# (expected outcomes per variant: tools/selftests/expected-failures).
+# (expected outcomes: tools/report/expectations).
 # tests/ then boots the kasan one for its positive control.  Each build is
 # about 4-5 minutes cold here; base with debug and kasan is left to
 # test-matrix to keep a cold `make test` near 30 minutes.
@@ -65,6 +65,13 @@ ifeq ($(UML_PATCHES),no)
 BASE_TAG := -stock-um$(BASE_TAG)
 else ifneq ($(UML_PATCHES),yes)
 $(error UML_PATCHES must be yes or no, not '$(UML_PATCHES)')
+endif
+# The base tree's version, a key of the run's identity (the expectations
+# table's "base"): Debian's linux-source-6.1, or what KERNEL_SRC says it is.
+ifeq ($(KERNEL_SRC),)
+KIT_BASE := 6.1
+else
+KIT_BASE := $(shell make -s --no-print-directory -C $(KERNEL_SRC) kernelversion 2>/dev/null | cut -d. -f1,2)
 endif
 SRC := $(BUILD)/src/$(VARIANT)$(BASE_TAG)
 # The build directory is a direct child of its tree, so Kbuild names the
@@ -156,9 +163,11 @@ include tools/upstream/upstream.mk
 
 # A flavor may need boot arguments too (uml/configs/<flavor>.cmdline).
 FLAVOR_ARGS := $(shell sed 's/#.*//' $(wildcard uml/configs/$(FLAVOR).cmdline) /dev/null)
-RUN = uml/run --timeout $(TIMEOUT) --logdir $(LOGS) --variant $(VARIANT)$(BASE_TAG) $(if $(T),--tests '$(T)')
+# Who the run is, for the judge: each key apart, never a suffix of a name.
+RUN_ID = --variant $(VARIANT) --base $(KIT_BASE) --uml $(UML_PATCHES)
+RUN = uml/run --timeout $(TIMEOUT) --logdir $(LOGS) $(RUN_ID) $(if $(T),--tests '$(T)')
 
-run: $(KERNEL) $(IMAGE) check-filter
+run: $(KERNEL) $(IMAGE) $(JUDGE) check-filter
 	$(RUN) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
 
 shell: $(KERNEL) $(IMAGE)
@@ -178,12 +187,12 @@ test-host: deps host-bins
 	tests/run
 
 # One variant's selftests, through the launcher (used by tests/run-all).
-test-guest: $(KERNEL) $(IMAGE) check-filter
+test-guest: $(KERNEL) $(IMAGE) $(JUDGE) check-filter
 	$(RUN) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
 
 # The long suites (tools/stress/), KTAP like the rest: not part of `make test`.
-stress: $(KERNEL) $(IMAGE)
-	uml/run --timeout $$(($(STRESS_SECONDS) + 300)) --logdir $(LOGS) --variant $(VARIANT)$(BASE_TAG) \
+stress: $(KERNEL) $(IMAGE) $(JUDGE)
+	uml/run --timeout $$(($(STRESS_SECONDS) + 300)) --logdir $(LOGS) $(RUN_ID) --where stress \
 		$(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS) kit.run=stress kit.env.KIT_STRESS_SECONDS=$(STRESS_SECONDS) \
 		kit.timeout=$$(($(STRESS_SECONDS) + 240))
 
@@ -204,6 +213,18 @@ distclean:
 	rm -rf $(BUILD) $(IMAGE) linux
 
 FORCE:
+
+# Where a build's products are, for scripts: this Makefile is the one
+# place that knows (make -s print-kernel VARIANT=... FLAVOR=...).
+.PHONY: print-kernel print-rootfs print-upstream-image print-identity
+print-kernel:
+	@echo $(KERNEL)
+print-rootfs:
+	@echo $(IMAGE)
+print-upstream-image:
+	@echo $(UP_IMAGE)
+print-identity:
+	@echo $(RUN_ID)
 
 # Each variant with the first comment line of its series: adding a
 # variant is adding a directory.

@@ -39,10 +39,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ktap.h"	/* KSFT_SKIP */
+
 #define PROGRAM_DIR	"/usr/lib/kit"
 #define MAX_SUITES	64
 #define MAX_GLOBS	16
-#define KSFT_SKIP	4
 
 struct options {
 	char *globs[MAX_GLOBS];

@@ -51,10 +51,10 @@ $(R)/stress/%: tools/stress/%.c $(GUEST_LIB) $(wildcard tools/lib/*.h) $(SKELETO
 	@echo "  LD      $@"
 	@$(CC) $(GUEST_CFLAGS) $< $(GUEST_LIB) -o $@ $(GUEST_LDLIBS)
 
-$(R)/init: rootfs/init.c | $(DEPS_STAMP)
+$(R)/init: rootfs/init.c tools/lib/ktap.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	@$(CC) -O2 -g -Wall -Wextra -static $< -o $@
+	@$(CC) -O2 -g -Wall -Wextra -Itools/lib -static $< -o $@
 
 $(ROOTFS_SUITES_LIST): $(SUITE_BINS)
 	@printf '%s\n' $(SUITES) > $@

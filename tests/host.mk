@@ -33,5 +33,13 @@ $(H)/plain/bench-report: tools/bench/host/bench-report.c tools/bench/stats.h | $
 	@echo "  HOSTCC  $@"
 	@$(CC) $(HOST_CFLAGS) $< -o $@ -ljansson -lm
 
+# The judge of every run (tools/report/judge.c), plain for the kit's use,
+# with ASan and UBSan for tests/verdict.sh's captured logs.
+JUDGE := $(H)/judge
+$(H)/judge $(H)/asan/judge: tools/report/judge.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  HOSTCC  $@"
+	@$(CC) $(HOST_CFLAGS) $(if $(findstring /asan/,$@),$(HOST_SANITIZE)) $< -o $@ -ljansson
+
 .PHONY: host-bins
-host-bins: $(HOST_BINS)
+host-bins: $(HOST_BINS) $(JUDGE) $(H)/asan/judge

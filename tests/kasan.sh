@@ -3,7 +3,7 @@
 # and a KASAN report fails a run even when every selftest passed.
 
 test_kasan_report_fails_a_passing_run() {
-	k=$(kernel reuse-after-gp kasan)
+	k=$(kernel reuse-after-gp kasan) || exit $?
 	[ -f "$KIT/rootfs.img" ] || skip "no rootfs.img (make rootfs)"
 	rc=0
 	# The kernel's own KASAN KUnit case for a use-after-free of kmalloc'ed

@@ -24,12 +24,19 @@ expect_no_match() {
 	! grep -Eq -- "$2" "$1" || fail "$1 has a line matching /$2/: $(grep -E -- "$2" "$1" | head -n 1)"
 }
 
-# fixture_run NAME VARIANT EXIT: a run directory made of a captured log.
+# fixture_run NAME VARIANT EXIT [KEY=VALUE...]: a run directory made of a
+# captured log, judged as a run of base 6.1 with uml/patches unless the
+# KEY=VALUEs (run.conf lines: base=, uml=, where=, tests=) say otherwise.
 fixture_run() {
-	mkdir -p "run-$1-$2"
-	cp "$TESTS/fixtures/$1.log" "run-$1-$2/console.log"
-	printf 'variant=%s\ntimeout=300\nexit=%s\n' "$2" "$3" >"run-$1-$2/run.conf"
-	echo "run-$1-$2"
+	d=run-$1-$2
+	mkdir -p "$d"
+	cp "$TESTS/fixtures/$1.log" "$d/console.log"
+	printf 'variant=%s\ntimeout=300\nexit=%s\nbase=6.1\numl=yes\nwhere=selftests\n' "$2" "$3" >"$d/run.conf"
+	shift 3
+	for kv; do
+		echo "$kv" >>"$d/run.conf"
+	done
+	echo "$d"
 }
 
 # A kernel built by the kit, for the cases that boot one; skip if none.

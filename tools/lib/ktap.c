@@ -8,8 +8,6 @@
 
 #include "ktap.h"
 
-#define KSFT_SKIP	4
-
 static char skip_reason[256];
 static const struct ktap_case *current_case;
 
@@ -90,4 +88,13 @@ int ktap_run_suite(const char *suite, const struct ktap_case *cases, size_t nr,
 	if (failed)
 		return 1;
 	return skipped == planned ? KSFT_SKIP : 0;
+}
+
+int ktap_list_cases(const struct ktap_case *cases, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		printf("%s\n", cases[i].name);
+	return 0;
 }

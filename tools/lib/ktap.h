@@ -14,6 +14,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
+
+/*
+ * kselftest's exit code for "skipped" (tools/testing/selftests/kselftest.h),
+ * the one definition of the kit's guest programs and their init.
+ */
+#define KSFT_SKIP	4
 
 enum ktap_result {
 	KTAP_PASS,
@@ -46,12 +53,21 @@ void ktap_skip_reason(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 int ktap_run_suite(const char *suite, const struct ktap_case *cases, size_t nr,
 		   const char *case_glob);
 
+/*
+ * Print the names of @cases, one a line: the suite's table, against which
+ * tests/ checks that its captured logs are today's.
+ */
+int ktap_list_cases(const struct ktap_case *cases, size_t nr);
+
+/* "PROGRAM --list" lists the cases; "PROGRAM [CASE-GLOB]" runs them. */
 #define KTAP_SUITE_MAIN(suite, cases)					\
 int main(int argc, char **argv)						\
 {									\
-	return ktap_run_suite(suite, cases,				\
-			      sizeof(cases) / sizeof((cases)[0]),	\
-			      argc > 1 ? argv[1] : NULL);		\
+	size_t nr = sizeof(cases) / sizeof((cases)[0]);			\
+									\
+	if (argc > 1 && !strcmp(argv[1], "--list"))			\
+		return ktap_list_cases(cases, nr);			\
+	return ktap_run_suite(suite, cases, nr, argc > 1 ? argv[1] : NULL); \
 }
 
 /*

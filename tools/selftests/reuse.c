@@ -4,7 +4,7 @@
  * (kernel/patches/reuse-after-gp), checked by tools/lib/reuse_checks.c.
  *
  * On the base allocator no_immediate_reuse fails: that is the bug the
- * series fixes, and tools/selftests/expected-failures declares it.  The
+ * series fixes, and tools/report/expectations declares it.  The
  * *_fallback cases repeat the checks with every struct bpf_reuse_batch
  * allocation failing, through reuse_rcu(); they skip on variants without
  * the fail_bpf_reuse_batch knob.

@@ -11,9 +11,6 @@
 
 #include "ktap.h"
 
-/* The child's exit code for a case the upstream test skipped (kselftest's). */
-#define KSFT_SKIP	4
-
 /*
  * Run @body(@arg) in a child with its stdout and stderr relayed as KTAP
  * diagnostics, and its duration.  @body returns the child's exit code: 0

@@ -138,9 +138,9 @@ upstream-check-filter: $(UP_SUITES_LIST)
 	@tools/report/check-filter '$(T)' $(UP_SUITES_LIST)
 
 selftests-upstream: TIMEOUT := $(UPSTREAM_TIMEOUT)
-selftests-upstream: $(KERNEL) $(UP_IMAGE) upstream-check-filter
+selftests-upstream: $(KERNEL) $(UP_IMAGE) $(JUDGE) upstream-check-filter
 	@scripts/max-map-count $(UPSTREAM_MEM)
-	$(RUN) $(KERNEL) $(UP_IMAGE) -- $(FLAVOR_ARGS) $(UPSTREAM_ARGS) kit.run=upstream \
+	$(RUN) --where upstream $(KERNEL) $(UP_IMAGE) -- $(FLAVOR_ARGS) $(UPSTREAM_ARGS) kit.run=upstream \
 		kit.timeout=$$(($(TIMEOUT) - 60))
 
 # make test's size: all but test_maps' two fork-heavy cases, which fork

@@ -6,7 +6,7 @@
 # three ways: ASan+UBSan, TSan, and plain for Valgrind memcheck.
 #
 #   make uspace-test     every variant x {asan, tsan, valgrind}, full size
-#   make uspace-quick    the same at USPACE_QUICK_SCALE (tests/uspace.sh, make test)
+#   make uspace-quick    the same at USPACE_QUICK_SCALE (make test: uspace-test-quick)
 #   make uspace-bench    peak memory of add_del_on_diff_cpu per variant (plain -O2)
 
 # Variants to run: every kernel/patches/*/series.
@@ -64,13 +64,13 @@ uspace-trees: | $(DEPS_STAMP)
 uspace-bins: uspace-trees
 	@$(MAKE) -s --no-print-directory $(US_BINS)
 
-US_RUN = $(US_DIR)/run --build $(US) --src '$(BUILD)/src' --tag '$(BASE_TAG)' --cpus $(USPACE_CPUS) \
+US_RUN = $(US_DIR)/run --build $(US) --src '$(BUILD)/src' --tag '$(BASE_TAG)' --base $(KIT_BASE) --cpus $(USPACE_CPUS) \
 	--variants '$(USPACE_VARIANTS)' --kinds '$(USPACE_KINDS)'
 
-uspace-test: uspace-bins
+uspace-test: uspace-bins $(JUDGE)
 	@$(US_RUN) --scale 100
 
-uspace-quick: uspace-bins
+uspace-quick: uspace-bins $(JUDGE)
 	@$(US_RUN) --scale $(USPACE_QUICK_SCALE)
 
 uspace-bench: uspace-bins
@@ -79,9 +79,9 @@ uspace-bench: uspace-bins
 
 uspace-help:
 	@echo '  uspace-test  each variant'"'"'s memalloc.c in user space (tools/uspace): N threads, ASan+UBSan, TSan, Valgrind'
-	@echo '  uspace-quick the same, smaller (part of make test via tests/uspace.sh); uspace-bench: diff-CPU peak memory'
+	@echo '  uspace-quick the same, smaller (part of make test: uspace-test-quick); uspace-bench: diff-CPU peak memory'
 
-# make test's share (tests/uspace.sh): the quick size on the variants make
+# make test's share (tests/run-all): the quick size on the variants make
 # test builds anyway, whose trees are unpacked; make uspace-test runs every
 # variant (unpacking each tree takes a minute or two on a fresh machine).
 USPACE_TEST_VARIANTS ?= $(sort $(foreach r,$(TEST_RUNS),$(firstword $(subst :, ,$(r)))))
