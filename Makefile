@@ -4,7 +4,9 @@
 # boot it on a tiny root image and run the allocator's selftests.
 # `make help` lists the targets and variables.
 
-VARIANT ?= reuse-after-gp
+# The base tree (kernel/bases/<base>): 6.1 or 6.12, each a Debian
+# linux-source package; KERNEL_SRC= picks the base of the tree's version.
+BASE ?= 6.1
 FLAVOR ?= default
 KERNEL_SRC ?=
 T ?=
@@ -24,20 +26,46 @@ TEST_RUNS ?= reuse-after-gp:default base:default reuse-after-gp:debug reuse-afte
 # size (tools/upstream/upstream.mk: all but test_maps' fork-heavy cases).
 UPSTREAM_TEST_RUNS ?= reuse-after-gp:default base:default
 
-DEFAULT_VARIANT := reuse-after-gp
+DEFAULT_BASE := 6.1
 DEFAULT_FLAVOR := default
 BUILD := build
 KIT := $(CURDIR)
+KNOWN_BASES := $(sort $(notdir $(wildcard kernel/bases/*)))
 
-KNOWN_VARIANTS := $(sort $(patsubst kernel/patches/%/series,%,$(wildcard kernel/patches/*/series)))
+# --- the base tree ------------------------------------------------------------
+
+# A tree given as KERNEL_SRC is of the base its version names.
+ifneq ($(KERNEL_SRC),)
+KERNEL_SRC := $(abspath $(KERNEL_SRC))
+ifeq ($(wildcard $(KERNEL_SRC)/Makefile),)
+$(error KERNEL_SRC=$(KERNEL_SRC) is not a kernel tree (no Makefile); give the path of a Linux source tree, or leave it unset for Debian's linux-source-$(BASE))
+endif
+KERNEL_SRC_VERSION := $(shell make -s --no-print-directory -C $(KERNEL_SRC) kernelversion 2>/dev/null)
+override BASE := $(shell echo '$(KERNEL_SRC_VERSION)' | cut -d. -f1,2)
+ifeq ($(filter $(BASE),$(KNOWN_BASES)),)
+$(error KERNEL_SRC=$(KERNEL_SRC) is Linux '$(KERNEL_SRC_VERSION)'; the kit knows the bases $(KNOWN_BASES) (kernel/bases/): their UML patches, variants and expectations)
+endif
+endif
+ifeq ($(filter $(BASE),$(KNOWN_BASES)),)
+$(error unknown BASE '$(BASE)'; known bases: $(KNOWN_BASES) (each is kernel/bases/<base>; make bases))
+endif
+base_key = $(shell sed -n 's/^$(1)=//p' kernel/bases/$(2))
+BASE_PACKAGE := $(call base_key,package,$(BASE))
+BASE_TARBALL := $(call base_key,tarball,$(BASE))
+BASE_VARIANTS := $(call base_key,variants,$(BASE))
+FLAVORS := $(call base_key,flavors,$(BASE))
+DEFAULT_VARIANT := $(call base_key,default_variant,$(DEFAULT_BASE))
+VARIANT ?= $(call base_key,default_variant,$(BASE))
+UML_PATCH_DIR := uml/patches/$(BASE)
+
+KNOWN_VARIANTS := $(BASE_VARIANTS)
 # Test-only variants mutant-<name> (kernel/mutants/<name>/series): MUTANT_VARIANTS, make mutants.
 include kernel/mutants/mutants.mk
-FLAVORS := $(sort $(filter-out base,$(patsubst uml/configs/%.config,%,$(wildcard uml/configs/*.config))))
 
 # --- input checks: fail before doing anything, naming the fix -----------
 
-ifeq ($(filter $(VARIANT),$(KNOWN_VARIANTS) $(MUTANT_VARIANTS)),)
-$(error unknown VARIANT '$(VARIANT)'; known variants: $(KNOWN_VARIANTS) (each is kernel/patches/<variant>/series))
+ifeq ($(filter $(VARIANT),$(KNOWN_VARIANTS) $(if $(filter 6.1,$(BASE)),$(MUTANT_VARIANTS))),)
+$(error unknown VARIANT '$(VARIANT)' on base $(BASE); its variants: $(KNOWN_VARIANTS) (kernel/bases/$(BASE); each is kernel/patches/<variant>/series))
 endif
 # The series files and patches of VARIANT, its includes resolved.
 VARIANT_FILES := $(shell kernel/prepare-source --files $(VARIANT) 2>/dev/null || echo '?')
@@ -45,19 +73,17 @@ ifneq ($(filter ?,$(VARIANT_FILES)),)
 $(error $(shell kernel/prepare-source --files $(VARIANT) 2>&1 >/dev/null))
 endif
 ifeq ($(filter $(FLAVOR),$(FLAVORS)),)
-$(error unknown FLAVOR '$(FLAVOR)'; known flavors: $(FLAVORS) (each is uml/configs/<flavor>.config))
-endif
-ifneq ($(KERNEL_SRC),)
-KERNEL_SRC := $(abspath $(KERNEL_SRC))
-ifeq ($(wildcard $(KERNEL_SRC)/Makefile),)
-$(error KERNEL_SRC=$(KERNEL_SRC) is not a kernel tree (no Makefile); give the path of a Linux source tree, or leave it unset for Debian's linux-source-6.1)
-endif
+$(error unknown FLAVOR '$(FLAVOR)' on base $(BASE); its flavors: $(FLAVORS) (kernel/bases/$(BASE); each is uml/configs/<flavor>.config))
 endif
 
 # --- where things go ------------------------------------------------------
 
-# Trees from KERNEL_SRC get their own source and build directories, so
-# switching base trees never mixes objects.
+# Each base, and each tree from KERNEL_SRC, gets its own source and build
+# directories, so switching base trees never mixes objects; 6.1's keep
+# their plain names.
+ifneq ($(BASE),$(DEFAULT_BASE))
+BASE_TAG := @$(BASE)
+endif
 ifneq ($(KERNEL_SRC),)
 BASE_TAG := @$(shell printf '%s' '$(KERNEL_SRC)' | sha256sum | cut -c1-8)
 endif
@@ -66,13 +92,8 @@ BASE_TAG := -stock-um$(BASE_TAG)
 else ifneq ($(UML_PATCHES),yes)
 $(error UML_PATCHES must be yes or no, not '$(UML_PATCHES)')
 endif
-# The base tree's version, a key of the run's identity (the expectations
-# table's "base"): Debian's linux-source-6.1, or what KERNEL_SRC says it is.
-ifeq ($(KERNEL_SRC),)
-KIT_BASE := 6.1
-else
-KIT_BASE := $(shell make -s --no-print-directory -C $(KERNEL_SRC) kernelversion 2>/dev/null | cut -d. -f1,2)
-endif
+# The base is a key of the run's identity (the expectations table's "base").
+KIT_BASE := $(BASE)
 SRC := $(BUILD)/src/$(VARIANT)$(BASE_TAG)
 # The build directory is a direct child of its tree, so Kbuild names the
 # tree "..": every variant of a base then compiles a file with the same
@@ -86,13 +107,14 @@ STAMPS := $(BUILD)/stamps
 IMAGE := rootfs.img
 LOGS := $(BUILD)/logs
 
-FRAGMENTS := uml/configs/base.config uml/configs/$(FLAVOR).config \
+FRAGMENTS := uml/configs/base.config $(wildcard uml/configs/base-$(BASE).config) \
+	uml/configs/$(FLAVOR).config \
 	$(wildcard kernel/patches/$(VARIANT)/config)
 
 # Stamps are keyed on the content of their inputs: edit a patch and the
 # tree is rebuilt; touch nothing and nothing happens.
 key = $(shell cat $(1) /dev/null | { cat; printf '%s' '$(2)'; } | sha256sum | cut -c1-16)
-SERIES_FILES := $(wildcard $(if $(filter yes,$(UML_PATCHES)),uml/patches/*) kernel/patches/$(VARIANT)/config) \
+SERIES_FILES := $(wildcard $(if $(filter yes,$(UML_PATCHES)),$(UML_PATCH_DIR)/*) kernel/patches/$(VARIANT)/config) \
 	$(VARIANT_FILES)
 SRC_KEY := $(call key,$(SERIES_FILES) kernel/prepare-source,$(KERNEL_SRC))
 SRC_STAMP := $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-$(SRC_KEY)
@@ -111,16 +133,19 @@ export CCACHE_NOHASHDIR := 1
 KBUILD_CC := ccache gcc
 KMAKE = $(MAKE) -C $(SRC) ARCH=um O=$(KIT)/$(OBJ_DIR) CC="$(KBUILD_CC)" -j$(JOBS)
 
-.PHONY: all help variants deps kernel rootfs run shell test test-host test-guest \
+.PHONY: all help bases variants deps kernel rootfs run shell test test-host test-guest \
 	test-matrix stress loop-time clean distclean FORCE
 .DEFAULT_GOAL := help
 
 # --- dependencies -----------------------------------------------------------
 
-DEPS_STAMP := $(STAMPS)/deps-$(call key,scripts/deps)
+# The base's linux-source package only for the base in use, and not for
+# a KERNEL_SRC tree.
+BASE_NEEDS := $(if $(KERNEL_SRC),,$(BASE_PACKAGE):$(BASE_TARBALL))
+DEPS_STAMP := $(STAMPS)/deps-$(call key,scripts/deps,$(BASE_NEEDS))
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/deps
-	scripts/deps
+	scripts/deps $(BASE_NEEDS)
 	@mkdir -p $(@D) && touch $@
 
 # --- kernel -----------------------------------------------------------------
@@ -130,7 +155,8 @@ $(DEPS_STAMP): scripts/deps
 LOCK = scripts/with-lock $(SRC).lock
 
 $(SRC_STAMP): | $(DEPS_STAMP)
-	UML_PATCHES=$(UML_PATCHES) $(LOCK) kernel/prepare-source $(VARIANT) $(SRC) $(KERNEL_SRC)
+	UML_PATCHES=$(UML_PATCHES) UML_PATCH_DIR=$(UML_PATCH_DIR) TARBALL=$(BASE_TARBALL) \
+		$(LOCK) kernel/prepare-source $(VARIANT) $(SRC) $(KERNEL_SRC)
 	@mkdir -p $(@D) && rm -f $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-* && touch $@
 
 $(CONFIG_STAMP): $(SRC_STAMP)
@@ -196,9 +222,13 @@ stress: $(KERNEL) $(IMAGE) $(JUDGE)
 		$(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS) kit.run=stress kit.env.KIT_STRESS_SECONDS=$(STRESS_SECONDS) \
 		kit.timeout=$$(($(STRESS_SECONDS) + 240))
 
-# Every variant with every flavor: long; not part of `make test`.
-test-matrix: deps
-	@tests/run-all $(foreach v,$(KNOWN_VARIANTS),$(foreach f,$(FLAVORS),$(v):$(f)))
+# Every base x variant x flavor, and 6.1's upstream selftests (quick) on
+# every variant: long; not part of `make test`.
+MATRIX_RUNS := $(foreach b,$(KNOWN_BASES),$(foreach v,$(call base_key,variants,$(b)),\
+	$(foreach f,$(call base_key,flavors,$(b)),$(v)@$(b):$(f)))) \
+	$(foreach v,$(call base_key,variants,$(DEFAULT_BASE)),upstream/$(v):default)
+test-matrix: deps host-bins
+	@tests/run-all $(MATRIX_RUNS)
 
 # The edit loop: touch memalloc.c, rebuild, boot, results (README figures).
 loop-time: $(KERNEL) $(IMAGE)
@@ -225,6 +255,16 @@ print-upstream-image:
 	@echo $(UP_IMAGE)
 print-identity:
 	@echo $(RUN_ID)
+
+# Each base with its package and variants: adding a base is adding a file
+# to kernel/bases/ and its UML patches to uml/patches/<base>/.
+bases:
+	@for b in $(KNOWN_BASES); do \
+		printf '  %-6s %s (%s)\n         variants: %s; flavors: %s\n' "$$b" \
+			"$$(sed -n 's/^package=//p' kernel/bases/$$b)" \
+			"$$(sed -n 's/^description=//p' kernel/bases/$$b)" \
+			"$$(sed -n 's/^variants=//p' kernel/bases/$$b)" "$$(sed -n 's/^flavors=//p' kernel/bases/$$b)"; \
+	done
 
 # Each variant with the first comment line of its series: adding a
 # variant is adding a directory.
@@ -253,6 +293,7 @@ help:
 	@echo '  shell        boot into a busybox shell in the guest'
 	@echo '  gdb          boot VARIANT/FLAVOR under gdb, stop in the allocator'"'"'s RCU callbacks (BREAK=, T=, KARGS=)'
 	@echo '  attach       attach gdb to the newest running guest (make run/shell); detach leaves it running'
+	@echo '  bases        every base tree with its package, variants and flavors'
 	@echo '  variants     every variant with the description its series starts with'
 	@echo '  kernel       build the kernel of VARIANT/FLAVOR ($(OBJ)/linux; the default one is also ./linux)'
 	@echo '  rootfs       build rootfs.img'
@@ -269,7 +310,8 @@ help:
 	@echo 'Variables:'
 	@echo '  VARIANT=$(VARIANT)   patch series: $(KNOWN_VARIANTS) (make variants)'
 	@echo '  FLAVOR=$(FLAVOR)     config flavor: $(FLAVORS)'
-	@echo '  KERNEL_SRC=<tree>     base tree instead of /usr/src/linux-source-6.1.tar.xz (copied, never modified)'
+	@echo '  BASE=$(BASE)            base tree: $(KNOWN_BASES) (make bases), Debian'"'"'s linux-source-<base>'
+	@echo '  KERNEL_SRC=<tree>     base tree instead of the tarball (copied, never modified); its version picks BASE'
 	@echo '  T=<glob>[,<glob>]     run only suites (or suite.case) matching, e.g. T=reuse or T=irq_work.xdp_*'
 	@echo '  TIMEOUT=$(TIMEOUT)         seconds before a hung guest is killed'
 	@echo '  STRESS_SECONDS=$(STRESS_SECONDS)  length of each suite of make stress'

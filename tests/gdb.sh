@@ -12,7 +12,7 @@ CALLBACKS='dyn_reuse_rcu reuse_rcu __free_rcu'
 SELECTION=reuse.update_delete_all_sizes
 
 gdb_kernel() {
-	k=$KIT/build/$1-default/linux
+	k=$(kernel_path "$1" default)
 	[ -x "$k" ] || skip "no $1 kernel (make kernel VARIANT=$1)"
 	command -v gdb >/dev/null || skip "no gdb (apt-get install gdb)"
 	[ -f "$KIT/rootfs.img" ] || skip "no rootfs.img (make rootfs)"
@@ -164,7 +164,7 @@ test_break_in_reuse_rcu_fallback() {
 test_attach_detach_guest_lives_on() {
 	k=
 	for v in reuse-after-gp base; do
-		[ -x "$KIT/build/$v-default/linux" ] && { k=$(gdb_kernel "$v"); break; }
+		[ -x "$(kernel_path "$v" default)" ] && { k=$(gdb_kernel "$v"); break; }
 	done
 	[ -n "$k" ] || skip "no kernel built (make kernel first)"
 	[ -f "$KIT/rootfs.img" ] || skip "no rootfs.img (make rootfs)"

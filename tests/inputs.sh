@@ -11,13 +11,31 @@ make_n() {
 
 test_unknown_variant() {
 	make_n VARIANT=no-such-variant run
-	expect_match out "unknown VARIANT 'no-such-variant'; known variants: .*base"
+	expect_match out "unknown VARIANT 'no-such-variant' on base 6.1; its variants: .*base"
 	[ ! -e "$KIT/build/src/no-such-variant" ] || fail "a source tree was created"
+}
+
+test_variant_not_on_base() {
+	make_n BASE=6.12 VARIANT=reuse-after-gp run
+	expect_match out "unknown VARIANT 'reuse-after-gp' on base 6.12; its variants: base"
+	[ ! -e "$KIT/build/src/reuse-after-gp@6.12" ] || fail "a source tree was created"
+}
+
+test_unknown_base() {
+	make_n BASE=5.15 run
+	expect_match out "unknown BASE '5.15'; known bases: 6.1 6.12"
+}
+
+test_kernel_src_of_an_unknown_base() {
+	mkdir tree
+	printf 'kernelversion:\n\t@echo 5.15.7\n' >tree/Makefile
+	make_n KERNEL_SRC="$T/tree" run
+	expect_match out "KERNEL_SRC=$T/tree is Linux '5.15.7'; the kit knows the bases 6.1 6.12"
 }
 
 test_unknown_flavor() {
 	make_n FLAVOR=no-such-flavor run
-	expect_match out "unknown FLAVOR 'no-such-flavor'; known flavors: .*default"
+	expect_match out "unknown FLAVOR 'no-such-flavor' on base 6.1; its flavors: .*default"
 }
 
 test_missing_kernel_src() {
@@ -28,9 +46,9 @@ test_missing_kernel_src() {
 # A kit of its own in $T (prepare-source finds patches next to itself)
 # and a two-file "kernel tree" to patch.
 fake_kit() {
-	mkdir -p kit/kernel/patches/bad kit/uml/patches tree/kernel/bpf
+	mkdir -p kit/kernel/patches/bad kit/uml/patches/6.1 tree/kernel/bpf
 	cp "$KIT/kernel/prepare-source" kit/kernel/
-	: >kit/uml/patches/series
+	: >kit/uml/patches/6.1/series
 	printf 'kernelversion:\n\t@echo 6.1.0-fake\n' >tree/Makefile
 	printf 'int a;\nint b;\n' >tree/kernel/bpf/memalloc.c
 	cat >kit/kernel/patches/bad/0001-bad.patch <<'PATCH'

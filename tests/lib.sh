@@ -47,11 +47,17 @@ any_kernel() {
 	return 1
 }
 
-# kernel VARIANT FLAVOR: the path of that build's kernel.  Without it the
-# case skips, or fails under `make test` (KIT_REQUIRE_KERNELS=1), which
-# builds every kernel its cases need first.
+# kernel_path VARIANT FLAVOR [BASE]: where that build's kernel is, as the
+# Makefile (the one place that knows) says.
+kernel_path() {
+	echo "$KIT/$(make -s --no-print-directory -C "$KIT" VARIANT="$1" FLAVOR="$2" BASE="${3:-6.1}" print-kernel)"
+}
+
+# kernel VARIANT FLAVOR [BASE]: the path of that build's kernel.  Without
+# it the case skips, or fails under `make test` (KIT_REQUIRE_KERNELS=1),
+# which builds every kernel its cases need first.
 kernel() {
-	k=$KIT/build/$1-$2/linux
+	k=$(kernel_path "$@")
 	[ -x "$k" ] && { echo "$k"; return 0; }
 	[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "$k not built"
 	skip "no $1-$2 kernel (make VARIANT=$1 FLAVOR=$2 kernel)"

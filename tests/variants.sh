@@ -41,9 +41,9 @@ test_every_series_resolves() {
 # A kit of its own: variants a (one patch), b = include a + one patch,
 # and a tree whose file each patch changes one line of.
 composed_kit() {
-	mkdir -p kit/kernel/patches/a kit/kernel/patches/b kit/uml/patches tree/kernel
+	mkdir -p kit/kernel/patches/a kit/kernel/patches/b kit/uml/patches/6.1 tree/kernel
 	cp "$KIT/kernel/prepare-source" kit/kernel/
-	: >kit/uml/patches/series
+	: >kit/uml/patches/6.1/series
 	printf 'kernelversion:\n\t@echo 6.1.0-fake\n' >tree/Makefile
 	printf 'one\ntwo\n' >tree/f
 	cat >kit/kernel/patches/a/0001-a.patch <<'PATCH'
