@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0
+# Builds are never wasted or corrupted: a second build recompiles nothing,
+# two commands of one tree take turns, and an interrupted step leaves the
+# previous result whole and the next run resumes.
+
+# A kit of its own in $T with an empty series and a tree of many files,
+# so that unpacking it takes long enough to be interrupted.
+slow_kit() {
+	mkdir -p kit/kernel/patches/v kit/uml/patches/6.1 tree/kernel/bpf
+	cp "$KIT/kernel/prepare-source" kit/kernel/
+	: >kit/uml/patches/6.1/series
+	: >kit/kernel/patches/v/series
+	printf 'kernelversion:\n\t@echo 6.1.0-fake\n' >tree/Makefile
+	printf 'int a;\n' >tree/kernel/bpf/memalloc.c
+	for d in $(seq 40); do
+		mkdir -p "tree/d$d"
+		for f in $(seq 100); do
+			head -c 4096 /dev/urandom >"tree/d$d/f$f"
+		done
+	done
+}
+
+# interrupt_after SECONDS COMMAND...: run COMMAND, SIGINT it after SECONDS
+interrupt_after() {
+	s=$1
+	shift
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	sleep "$s"
+	kill -INT "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+test_second_build_recompiles_nothing() {
+	k=$(kernel reuse-after-gp default) || exit $?
+	obj=$(cd -P "$(dirname "$k")" && pwd)
+	# The first make brings the build up to date with the kit as it is.
+	make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
+	touch stamp
+	sleep 1
+	make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
+	# Objects of the kernel's files; the link's own .tmp_* are redone.
+	find "$obj/" -name '*.o' ! -name '.tmp_*' -newer stamp >rebuilt
+	[ ! -s rebuilt ] || fail "a second make kernel recompiled $(wc -l <rebuilt) objects: $(head -n 3 rebuilt | tr '\n' ' ')"
+}
+
+test_lock_makes_the_second_command_wait() {
+	"$KIT/scripts/with-lock" "$T/tree.lock" sh -c 'echo first-start >>order; sleep 2; echo first-end >>order' &
+	first=$!
+	sleep 0.5
+	"$KIT/scripts/with-lock" "$T/tree.lock" sh -c 'echo second >>order' 2>err
+	wait "$first"
+	printf 'first-start\nfirst-end\nsecond\n' | cmp -s - order ||
+		fail "the two commands overlapped: $(tr '\n' ' ' <order)"
+	expect_match err "LOCK .*tree.lock is held by pid [0-9]+: sh -c echo first-start"
+}
+
+test_interrupted_prepare_source_keeps_the_old_tree() {
+	slow_kit
+	kit/kernel/prepare-source v "$T/src/v" "$T/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
+	echo old >"$T/src/v/marker"
+	for s in 0.1 0.3 0.6; do
+		interrupt_after "$s" kit/kernel/prepare-source v "$T/src/v" "$T/tree"
+		# Either the old tree or a whole new one, never half of one.
+		[ -f "$T/src/v/Makefile" ] || fail "interrupted after $s s: no tree at src/v"
+		[ "$(find "$T/src/v" -type f | wc -l)" -ge 4002 ] || fail "interrupted after $s s: a partial tree"
+		[ -z "$(ls -d "$T"/src/v.tmp.* 2>/dev/null)" ] || fail "interrupted after $s s: temporary tree left behind"
+	done
+	kit/kernel/prepare-source v "$T/src/v" "$T/tree" >out 2>&1 || fail "the next prepare-source failed: $(cat out)"
+}
+
+test_interrupted_mkimage_keeps_the_old_image() {
+	[ -x /bin/busybox ] || skip "no /bin/busybox (apt-get install busybox-static)"
+	head -c 2000000 /dev/urandom >big
+	"$KIT/rootfs/mkimage" img /bin/busybox usr/share/x="big" >out 2>&1 || fail "mkimage: $(cat out)"
+	cp img img.before
+	for s in 0.05 0.2 0.4; do
+		interrupt_after "$s" "$KIT/rootfs/mkimage" img /bin/busybox usr/share/x="big big2"
+		cmp -s img img.before || {
+			# It may have finished: then the image is whole and new.
+			e2fsck -fn img >/dev/null 2>&1 || fail "interrupted after $s s: a broken image"
+			cp img img.before
+		}
+		[ ! -e img.tmp ] || fail "interrupted after $s s: img.tmp left behind"
+	done
+}
