@@ -16,12 +16,15 @@ STRESS_SECONDS ?= 180
 # UML_PATCHES=no leaves out uml/patches: stock ARCH=um, to show what they fix.
 UML_PATCHES ?= yes
 JOBS ?= $(shell nproc)
-# The builds `make test` runs the selftests on, as VARIANT:FLAVOR
+# The builds `make test` runs the selftests on, as VARIANT[@BASE]:FLAVOR
 # (expected outcomes: tools/report/expectations).
-# tests/ then boots the kasan one for its positive control.  Each build is
-# about 4-5 minutes cold here; base with debug and kasan is left to
-# test-matrix to keep a cold `make test` near 30 minutes.
-TEST_RUNS ?= reuse-after-gp:default base:default reuse-after-gp:debug reuse-after-gp:kasan
+# tests/ then boots the kasan one for its positive control.  A flavor's
+# first build is cold (4-9 minutes here), a second variant of a base costs
+# a minute or two of ccache hits; every other base x variant x flavor is
+# left to test-matrix, to keep a cold `make test` well inside CI's hour
+# and a half.
+TEST_RUNS ?= reuse-after-gp:default base:default reuse-after-gp:debug reuse-after-gp:kasan \
+	reuse-after-gp@6.12:default base@6.12:default
 # The builds `make test` runs the tree's own selftests on, at make test's
 # size (tools/upstream/upstream.mk: all but test_maps' fork-heavy cases).
 UPSTREAM_TEST_RUNS ?= reuse-after-gp:default base:default
@@ -57,6 +60,8 @@ FLAVORS := $(call base_key,flavors,$(BASE))
 DEFAULT_VARIANT := $(call base_key,default_variant,$(DEFAULT_BASE))
 VARIANT ?= $(call base_key,default_variant,$(BASE))
 UML_PATCH_DIR := uml/patches/$(BASE)
+PATCHES := $(call base_key,patches,$(BASE))
+export PATCHES
 
 KNOWN_VARIANTS := $(BASE_VARIANTS)
 # Test-only variants mutant-<name> (kernel/mutants/<name>/series): MUTANT_VARIANTS, make mutants.
@@ -65,7 +70,7 @@ include kernel/mutants/mutants.mk
 # --- input checks: fail before doing anything, naming the fix -----------
 
 ifeq ($(filter $(VARIANT),$(KNOWN_VARIANTS) $(if $(filter 6.1,$(BASE)),$(MUTANT_VARIANTS))),)
-$(error unknown VARIANT '$(VARIANT)' on base $(BASE); its variants: $(KNOWN_VARIANTS) (kernel/bases/$(BASE); each is kernel/patches/<variant>/series))
+$(error unknown VARIANT '$(VARIANT)' on base $(BASE); its variants: $(KNOWN_VARIANTS) (kernel/bases/$(BASE); each is $(PATCHES)/<variant>/series))
 endif
 # The series files and patches of VARIANT, its includes resolved.
 VARIANT_FILES := $(shell kernel/prepare-source --files $(VARIANT) 2>/dev/null || echo '?')
@@ -109,12 +114,12 @@ LOGS := $(BUILD)/logs
 
 FRAGMENTS := uml/configs/base.config $(wildcard uml/configs/base-$(BASE).config) \
 	uml/configs/$(FLAVOR).config \
-	$(wildcard kernel/patches/$(VARIANT)/config)
+	$(wildcard $(PATCHES)/$(VARIANT)/config)
 
 # Stamps are keyed on the content of their inputs: edit a patch and the
 # tree is rebuilt; touch nothing and nothing happens.
 key = $(shell cat $(1) /dev/null | { cat; printf '%s' '$(2)'; } | sha256sum | cut -c1-16)
-SERIES_FILES := $(wildcard $(if $(filter yes,$(UML_PATCHES)),$(UML_PATCH_DIR)/*) kernel/patches/$(VARIANT)/config) \
+SERIES_FILES := $(wildcard $(if $(filter yes,$(UML_PATCHES)),$(UML_PATCH_DIR)/*) $(PATCHES)/$(VARIANT)/config) \
 	$(VARIANT_FILES)
 SRC_KEY := $(call key,$(SERIES_FILES) kernel/prepare-source,$(KERNEL_SRC))
 SRC_STAMP := $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-$(SRC_KEY)
@@ -270,9 +275,9 @@ bases:
 # variant is adding a directory.
 variants:
 	@for v in $(KNOWN_VARIANTS); do \
-		d=$$(sed -n 's/^#[[:space:]]*//p' kernel/patches/$$v/series | head -n 1); \
-		i=$$(sed -n 's/^[[:space:]]*include[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' kernel/patches/$$v/series | tr '\n' ' '); \
-		printf '  %-15s %s%s\n' "$$v" "$${d:-(no description: start kernel/patches/$$v/series with a # line)}" \
+		d=$$(sed -n 's/^#[[:space:]]*//p' $(PATCHES)/$$v/series | head -n 1); \
+		i=$$(sed -n 's/^[[:space:]]*include[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' $(PATCHES)/$$v/series | tr '\n' ' '); \
+		printf '  %-15s %s%s\n' "$$v" "$${d:-(no description: start $(PATCHES)/$$v/series with a # line)}" \
 			"$${i:+ [includes: $${i% }]}"; \
 	done
 
