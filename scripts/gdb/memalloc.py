@@ -35,6 +35,11 @@ LIST_LIMIT = 1 << 20
 # bpf_reuse_batch in call_rcu (dyn_reuse_rcu), or waiting_for_gp
 # (reuse_rcu) -> reuse_ready -> wait_for_free -> call_rcu_tasks_trace
 # (free_rcu) -> kfree; alloc_bulk() takes from reuse_ready/wait_for_free.
+# 6.12: bpf_mem_cache_free() -> free_llist -> free_bulk() ->
+# free_by_rcu_ttrace -> waiting_for_gp_ttrace -> call_rcu_tasks_trace
+# (__free_rcu_tasks_trace, __free_rcu) -> kfree; bpf_mem_cache_free_rcu()
+# -> free_llist_extra_rcu -> free_by_rcu -> waiting_for_gp -> call_rcu_hurry
+# (__free_by_rcu) -> free_by_rcu_ttrace, reused by alloc_bulk() from there.
 CACHE_ROWS = [
     ["unit_size", "percpu_size", "active"],
     ["free_llist", "free_cnt", "free_llist_extra"],
@@ -42,18 +47,22 @@ CACHE_ROWS = [
     ["free_by_rcu", "waiting_for_gp", "reuse_ready", "wait_for_free"],
     ["call_rcu_in_progress", "reuse_rcu_in_progress", "free_rcu_in_progress",
      "dyn_reuse_rcu_cnt", "direct_free"],
+    ["free_llist_extra_rcu", "free_by_rcu_ttrace", "waiting_for_gp_ttrace",
+     "call_rcu_ttrace_in_progress", "draining"],
 ]
-CACHE_LISTS = {"free_llist", "free_llist_extra", "free_by_rcu", "waiting_for_gp",
-               "reuse_ready", "wait_for_free"}
+CACHE_LISTS = {"free_llist", "free_llist_extra", "free_llist_extra_rcu", "free_by_rcu",
+               "waiting_for_gp", "reuse_ready", "wait_for_free", "free_by_rcu_ttrace",
+               "waiting_for_gp_ttrace"}
 
 # RCU callbacks of the allocator: function -> (struct, field of the
 # rcu_head); a callback's rcu_head leads back to its bpf_mem_cache.
 MA_CALLBACKS = {
-    "__free_rcu": ("bpf_mem_cache", "rcu"),
-    "__free_rcu_tasks_trace": ("bpf_mem_cache", "rcu"),
+    "__free_rcu": ("bpf_mem_cache", "rcu_ttrace|rcu"),
+    "__free_rcu_tasks_trace": ("bpf_mem_cache", "rcu_ttrace|rcu"),
     "reuse_rcu": ("bpf_mem_cache", "reuse_rh"),
     "free_rcu": ("bpf_mem_cache", "free_rh"),
     "dyn_reuse_rcu": ("bpf_reuse_batch", "rcu"),
+    "__free_by_rcu": ("bpf_mem_cache", "rcu"),
 }
 
 RCU_SEG_NAMES = ["done", "wait", "next-ready", "next"]
@@ -85,9 +94,14 @@ def field_offset(stype, name):
 
 
 def container_of(addr, struct_name, field):
-    """Pointer to struct STRUCT_NAME whose FIELD is at ADDR, or None."""
+    """Pointer to struct STRUCT_NAME whose FIELD is at ADDR, or None.
+    FIELD may be "a|b": the first of them that the struct has (6.12 calls
+    __free_rcu() on rcu_ttrace, 6.1 on rcu)."""
     stype = lookup_struct(struct_name)
-    if stype is None or not has_field(stype, field):
+    if stype is None:
+        return None
+    field = next((f for f in field.split("|") if has_field(stype, f)), None)
+    if field is None:
         return None
     base = int(addr) - field_offset(stype, field)
     return gdb.Value(base).cast(stype.pointer())
