@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sleepable BPF_PROG_TYPE_SYSCALL programs (the selftest sets
+ * BPF_F_SLEEPABLE) that use a BPF_F_NO_PREALLOC hash map, directly
+ * and through an ARRAY_OF_MAPS.  tools/selftests/sleepable_maps.c loads
+ * one at a time and checks that the verifier treats both ways alike.
+ * BTF-defined maps: map-in-map needs the inner map's definition.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct kit_inner_htab {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 8);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+
+struct kit_inner_htab htab SEC(".maps");
+struct kit_inner_htab inner_htab SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct kit_inner_htab);
+} outer SEC(".maps") = {
+	.values = { [0] = &inner_htab },
+};
+
+__u64 seen;
+
+/* Uses the no-prealloc hash map itself. */
+SEC("syscall")
+int lookup_direct(void *ctx)
+{
+	__u32 key = 0;
+	__u64 *val = bpf_map_lookup_elem(&htab, &key);
+
+	if (val)
+		seen = *val;
+	return 0;
+}
+
+/* Reaches a no-prealloc hash map through the map-in-map. */
+SEC("syscall")
+int lookup_through_outer(void *ctx)
+{
+	__u32 key = 0;
+	__u64 *val;
+	void *inner;
+
+	inner = bpf_map_lookup_elem(&outer, &key);
+	if (!inner)
+		return 0;
+	val = bpf_map_lookup_elem(inner, &key);
+	if (val)
+		seen = *val;
+	return 0;
+}
