@@ -5,10 +5,15 @@
 # The scripts and the gdb commands are in scripts/gdb/ (README.md there).
 
 GDB ?= gdb
-# Functions to break on; those the kernel lacks are skipped: the allocator's
-# RCU callbacks are reuse_rcu()/dyn_reuse_rcu() on reuse-after-gp and
-# __free_rcu() on base.
-BREAK ?= reuse_rcu dyn_reuse_rcu __free_rcu
+# Functions to break on; those the kernel lacks are skipped.  The default
+# belongs to the variant: the first 'break' file in the directories of its
+# series (its own, then those of the series it includes, so a mutant gets
+# its variant's), else that of the base tree's variant base.  Words are
+# function names, '#' starts a comment.  tests/breaks.sh checks that every
+# built variant's defaults are in its vmlinux.
+BREAK_FILE := $(firstword $(wildcard $(addsuffix break,$(dir $(filter %/series,$(VARIANT_FILES))))) \
+	$(wildcard $(PATCHES)/base/break) kernel/patches/base/break)
+BREAK ?= $(strip $(shell sed 's/#.*//' $(BREAK_FILE)))
 # kit.timeout= for each suite under `make gdb`: a suite stopped at a
 # breakpoint must not be killed by init's default 120 s.
 GDB_SUITE_TIMEOUT ?= 3600
@@ -18,7 +23,11 @@ KARGS ?=
 # `make attach` picks the newest running guest of $(LOGS); or this pid.
 GDB_PID ?=
 
-.PHONY: gdb attach
+.PHONY: gdb attach print-break
+
+# The default breakpoints of VARIANT and the file they come from, for tests/.
+print-break:
+	@echo '$(BREAK_FILE): $(BREAK)'
 
 # Boot VARIANT/FLAVOR under gdb: kit.gdb, breakpoints on BREAK, run the
 # selftests (T= selects); the console is shown and kept in
