@@ -174,7 +174,7 @@ $(CONFIG_STAMP): $(SRC_STAMP)
 # build is also ./linux, so `./linux ubd0=rootfs.img` needs no wrapper.
 $(KERNEL): $(CONFIG_STAMP) FORCE
 	@echo "  KERNEL  $(OBJ) ($(VARIANT), $(FLAVOR))"
-	+@$(LOCK) $(KMAKE) -s linux scripts_gdb
+	+@$(LOCK) scripts/kbuild-progress $(OBJ_DIR) $(KMAKE) $(if $(filter 1,$(V)),V=1,-s) linux scripts_gdb
 ifeq ($(VARIANT)-$(FLAVOR)$(BASE_TAG),$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR))
 	@ln -sfn $(OBJ)/linux linux
 endif
@@ -303,6 +303,7 @@ help:
 	@echo '  kernel       build the kernel of VARIANT/FLAVOR ($(OBJ)/linux; the default one is also ./linux)'
 	@echo '  rootfs       build rootfs.img'
 	@echo '  loop-time    time touch memalloc.c -> rebuild -> boot -> results'
+	@echo '  mutants      build each test-only mutant of reuse-after-gp, run its tests: all must be caught'
 	@$(MAKE) -s --no-print-directory bench-help | sed -n '1,3p'
 	@$(MAKE) -s --no-print-directory uspace-help
 	@echo '  deps         install the Debian packages the kit needs (root), or print the command'
