@@ -372,7 +372,7 @@ static void sizes_cpu(struct cpu_arg *a)
 	static const int sizes[] = { 1, 8, 9, 16, 24, 56, 88, 96, 100, 120, 184,
 				     192, 200, 248, 256, 500, 1000, 1016, 2000,
 				     2040, 4000, 4088 };
-	void *p[ARRAY_SIZE(sizes)][8];
+	void *p[ARRAY_SIZE(sizes)][8], *zero;
 	int i, j, r, n = iters(200);
 
 	for (r = 0; r < n; r++) {
@@ -390,8 +390,15 @@ static void sizes_cpu(struct cpu_arg *a)
 			for (j = 0; j < 8; j++)
 				bpf_mem_free(a->ma, p[i][j]);
 	}
-	/* Above 4096 - 8 there is no bucket */
-	if (bpf_mem_alloc(a->ma, 4089) || bpf_mem_alloc(a->ma, 0) != ZERO_SIZE_PTR)
+	/*
+	 * Above 4096 - 8 there is no bucket.  Size 0 is no object either:
+	 * 6.1 returns ZERO_SIZE_PTR, 6.12 NULL (its bpf_mem_alloc() checks
+	 * !size first); anything else is an object nobody may have.
+	 */
+	if (bpf_mem_alloc(a->ma, 4089))
+		a->failures++;
+	zero = bpf_mem_alloc(a->ma, 0);
+	if (zero && zero != ZERO_SIZE_PTR)
 		a->failures++;
 }
 
@@ -528,6 +535,108 @@ static enum ktap_result test_no_reuse_before_gp(void)
 static enum ktap_result test_no_reuse_before_gp_fallback(void)
 {
 	return reuse_check(100);
+}
+
+/*
+ * The same check through the frees that wait for a grace period before
+ * reuse (6.12 on: unit_free_rcu(), free_by_rcu -> waiting_for_gp ->
+ * free_by_rcu_ttrace), which a tree without them does not have: weak, so
+ * that the test links against every variant and skips where they are
+ * NULL.  First a fixed-size cache (bpf_mem_cache_free_rcu()), then the
+ * size buckets (bpf_mem_free_rcu()), in the same pattern: the held
+ * object, OPS frees more, then a burst that takes all that is reusable.
+ */
+extern void bpf_mem_cache_free_rcu(struct bpf_mem_alloc *ma, void *ptr) __attribute__((weak));
+extern void bpf_mem_free_rcu(struct bpf_mem_alloc *ma, void *ptr) __attribute__((weak));
+
+static bool rcu_sized;		/* the size buckets, not one cache */
+
+static void *rcu_alloc(struct bpf_mem_alloc *ma)
+{
+	unsigned long flags;
+	void *p;
+
+	if (!rcu_sized)
+		return update_alloc(ma);
+	local_irq_save(flags);
+	p = bpf_mem_alloc(ma, ELEM_SIZE);
+	local_irq_restore(flags);
+	if (p)
+		stamp(p, ELEM_SIZE);
+	return p;
+}
+
+static void rcu_free(struct bpf_mem_alloc *ma, void *p)
+{
+	if (rcu_sized)
+		bpf_mem_free_rcu(ma, p);
+	else
+		bpf_mem_cache_free_rcu(ma, p);
+}
+
+static void reuse_rcu_cpu(struct cpu_arg *a)
+{
+	void *churn[OPS], *burst[REUSE_BURST];
+	int i, k, n = iters(300);
+
+	for (i = 0; i < n; i++) {
+		unsigned long tag;
+		void *held;
+
+		rcu_read_lock();
+		held = rcu_alloc(a->ma);
+		if (!held) {
+			a->failures++;
+			rcu_read_unlock();
+			continue;
+		}
+		tag = tag_of(held);
+		rcu_free(a->ma, held);
+		for (k = 0; k < OPS; k++)
+			churn[k] = rcu_alloc(a->ma);
+		for (k = 0; k < OPS; k++)
+			rcu_free(a->ma, churn[k]);
+		for (k = 0; k < REUSE_BURST; k++)
+			burst[k] = rcu_alloc(a->ma);
+		if (tag_of(held) != tag)
+			__atomic_add_fetch(&reuses, 1, __ATOMIC_RELAXED);
+		for (k = 0; k < REUSE_BURST; k++)
+			rcu_free(a->ma, burst[k]);
+		rcu_read_unlock();
+		a->iterations++;
+	}
+}
+
+static enum ktap_result test_no_reuse_before_gp_free_rcu(void)
+{
+	long base = uspace_mem_live(), failures = 0, it[2] = { 0, 0 }, found[2];
+	int sized;
+
+	case_start();
+	if (!bpf_mem_cache_free_rcu || !bpf_mem_free_rcu) {
+		ktap_skip_reason("this variant has no bpf_mem_cache_free_rcu()/bpf_mem_free_rcu() (6.12 on)");
+		return KTAP_SKIP;
+	}
+	for (sized = 0; sized < 2; sized++) {
+		struct bpf_mem_alloc ma = {};
+
+		rcu_sized = sized;
+		reuses = 0;
+		KTAP_EXPECT(!ma_init(&ma, sized ? 0 : ELEM_SIZE, false), "bpf_mem_alloc_init failed");
+		failures += run_cpus(&ma, reuse_rcu_cpu, &it[sized]);
+		ma_destroy(&ma);
+		found[sized] = reuses;
+	}
+	rcu_sized = false;
+	ktap_diag("bpf_mem_cache_free_rcu: %ld of %ld iterations handed the object out again inside the read section that freed it",
+		  found[0], it[0]);
+	ktap_diag("bpf_mem_free_rcu: %ld of %ld iterations handed the object out again inside the read section that freed it",
+		  found[1], it[1]);
+	KTAP_EXPECT(!failures, "%ld allocations failed", failures);
+	EXPECT_NO_LEAK(base);
+	KTAP_EXPECT(!found[0] && !found[1], "%ld objects reused before a grace period",
+		    found[0] + found[1]);
+	return KTAP_PASS;
 }
 
 /* --- no free before an RCU tasks trace grace period -------------------- */
@@ -839,6 +948,7 @@ static const struct ktap_case cases[] = {
 	{ "add_del_on_diff_cpu", test_add_del_on_diff_cpu },
 	{ "no_reuse_before_gp", test_no_reuse_before_gp },
 	{ "no_reuse_before_gp_fallback", test_no_reuse_before_gp_fallback },
+	{ "no_reuse_before_gp_free_rcu", test_no_reuse_before_gp_free_rcu },
 	{ "no_free_before_trace_gp", test_no_free_before_trace_gp },
 	{ "destroy_in_flight", test_destroy_in_flight },
 	{ "drain_vs_callbacks", test_drain_vs_callbacks },

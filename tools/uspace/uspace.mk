@@ -19,7 +19,8 @@ USPACE_QUICK_SCALE ?= 10
 # Iterations of 64 operations per producer for uspace-bench.
 USPACE_BENCH_ITERS ?= 20000
 
-US := $(BUILD)/uspace
+# Each base its own binaries and results (BASE_TAG: "", "@6.12", ...).
+US := $(BUILD)/uspace$(BASE_TAG)
 US_DIR := tools/uspace
 US_SHIM := $(US_DIR)/shim.c $(US_DIR)/rcu.c
 US_DEPS := $(US_SHIM) $(US_DIR)/memalloc_test.c $(wildcard $(US_DIR)/include/*.h \

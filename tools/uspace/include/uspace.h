@@ -201,6 +201,30 @@ void uspace_spin_unlock(raw_spinlock_t *l);
 #define spin_lock_irqsave	raw_spin_lock_irqsave
 #define spin_unlock_irqrestore	raw_spin_unlock_irqrestore
 
+/*
+ * scoped_guard(raw_spinlock_irqsave, &lock) { ... } of linux/cleanup.h
+ * (6.12's memalloc.c): the lock is held for the block and dropped however
+ * the block is left, by the cleanup attribute as in the kernel.
+ */
+typedef struct { raw_spinlock_t *lock; unsigned long flags; } class_raw_spinlock_irqsave_t;
+static inline class_raw_spinlock_irqsave_t
+class_raw_spinlock_irqsave_constructor(raw_spinlock_t *l)
+{
+	class_raw_spinlock_irqsave_t t = { .lock = l };
+
+	raw_spin_lock_irqsave(l, t.flags);
+	return t;
+}
+static inline void class_raw_spinlock_irqsave_destructor(class_raw_spinlock_irqsave_t *t)
+{
+	raw_spin_unlock_irqrestore(t->lock, t->flags);
+}
+#define scoped_guard(_name, args...)					\
+	for (class_##_name##_t scope					\
+		__attribute__((cleanup(class_##_name##_destructor))) =	\
+		class_##_name##_constructor(args), *done = NULL;	\
+	     !done; done = (void *)1)
+
 /* --- slab and percpu on malloc ---------------------------------------- */
 
 #define ___GFP_ZERO	0x100u
@@ -219,6 +243,14 @@ void *kzalloc(size_t size, gfp_t flags);
 void *kmalloc_node(size_t size, gfp_t flags, int node);
 void kfree(const void *p);
 size_t ksize(const void *p);
+static inline void *kmemdup(const void *src, size_t len, gfp_t gfp)
+{
+	void *p = kmalloc(len, gfp);
+
+	if (p)
+		memcpy(p, src, len);
+	return p;
+}
 
 void *__alloc_percpu_gfp(size_t size, size_t align, gfp_t gfp);
 void *__alloc_percpu(size_t size, size_t align);
@@ -240,6 +272,8 @@ static inline void mem_cgroup_put(struct mem_cgroup *m) { }
 static inline void obj_cgroup_put(struct obj_cgroup *o) { }
 static inline struct obj_cgroup *get_obj_cgroup_from_current(void) { return NULL; }
 static inline struct mem_cgroup *get_mem_cgroup_from_objcg(struct obj_cgroup *o) { return NULL; }
+/* 6.12: bpf_mem_alloc_init() asks before it charges anybody. */
+static inline bool memcg_bpf_enabled(void) { return false; }
 
 /* --- irq_work: runs on its CPU's thread once "interrupts" are on ------ */
 
@@ -297,6 +331,16 @@ void synchronize_rcu_tasks_trace(void);
 void rcu_barrier_tasks_trace(void);
 void rcu_read_lock_trace(void);
 void rcu_read_unlock_trace(void);
+/*
+ * 6.12: call_rcu_hurry() is call_rcu() without lazy batching, which
+ * liburcu never does; rcu_request_urgent_qs_task(current) asks Tree RCU
+ * to end the grace period sooner, a hint liburcu has no use for (its
+ * grace periods are as short as its readers).
+ */
+#define call_rcu_hurry(head, func)	call_rcu(head, func)
+struct task_struct;
+#define current				((struct task_struct *)NULL)
+static inline void rcu_request_urgent_qs_task(struct task_struct *t) { }
 /* Two independent liburcu flavours: one grace period never implies the other. */
 static inline bool rcu_trace_implies_rcu_gp(void) { return false; }
 
