@@ -198,7 +198,12 @@ int main(int argc, char **argv)
 
 	/* Upstream's main(), up to its loop. */
 	admin = is_admin();
+#if __has_include("unpriv_helpers.h")
+	/* 6.12 on: unpriv_helpers.c's, which returns what it read */
+	unpriv_disabled = get_unpriv_disabled();
+#else
 	get_unpriv_disabled();
+#endif
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
 	bpf_semi_rand_init();
 	return ktap_run_suite("test_verifier", cases, nr_cases,

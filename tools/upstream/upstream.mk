@@ -22,6 +22,9 @@
 # tools/upstream/DENYLIST.
 
 UP := $(BUILD)/upstream/$(VARIANT)$(BASE_TAG)
+# Each base its own denylist: what cannot run on that tree's UML differs
+# (6.1's is DENYLIST, another base's DENYLIST.<base>).
+UP_DENYLIST := tools/upstream/DENYLIST$(if $(filter-out $(DEFAULT_BASE),$(BASE)),.$(BASE))
 UP_SELFTESTS := $(SRC)/tools/testing/selftests/bpf
 UP_TOOLS := $(SRC)/tools
 UP_IMAGE := $(UP)/rootfs.img
@@ -54,9 +57,9 @@ $(UP)/libbpf/libbpf.a: $(SRC_STAMP)
 	+@$(MAKE) -s -C $(UP_TOOLS)/lib/bpf OUTPUT=$(KIT)/$(@D)/ DESTDIR=$(KIT)/$(UP)/root prefix= \
 		$(KIT)/$@ install_headers
 
-$(UP)/gen/stamp: tools/upstream/gen-test-maps tools/upstream/DENYLIST $(SRC_STAMP)
+$(UP)/gen/stamp: tools/upstream/gen-test-maps $(UP_DENYLIST) $(SRC_STAMP)
 	@echo "  GEN     $(@D) (test_maps cases)"
-	@tools/upstream/gen-test-maps $(UP_SELFTESTS) tools/upstream/DENYLIST $(@D)
+	@tools/upstream/gen-test-maps $(UP_SELFTESTS) $(UP_DENYLIST) $(@D)
 	@touch $@
 
 UP_RUNNER := tools/upstream/child.c tools/upstream/child.h tools/lib/ktap.c tools/lib/ktap.h
@@ -86,17 +89,18 @@ endef
 # says why), and its DENYLIST entries.  The case names come from tests[]
 # at run time, so the runner itself checks the entries (up_link_checked).
 $(UP)/gen-verifier/stamp: tools/upstream/gen-test-verifier tools/upstream/gen-denylist \
-		tools/upstream/DENYLIST $(SRC_STAMP)
+		$(UP_DENYLIST) $(SRC_STAMP)
 	@echo "  GEN     $(@D) (test_verifier tests.h, denylist)"
 	@tools/upstream/gen-test-verifier $(UP_SELFTESTS) $(SRC) $(@D)
-	@tools/upstream/gen-denylist test_verifier tools/upstream/DENYLIST $(@D)/test_verifier_deny.h
+	@tools/upstream/gen-denylist test_verifier $(UP_DENYLIST) $(@D)/test_verifier_deny.h
 	@touch $@
 
 $(UP)/bin/test_verifier: tools/upstream/test_verifier_ktap.c $(UP_RUNNER) \
 		tools/upstream/denylist.c tools/upstream/denylist.h \
 		$(UP)/gen-verifier/stamp $(UP)/libbpf/libbpf.a
 	$(call up_link_checked,-DHAVE_GENHDR -I$(UP)/gen-verifier,\
-		$(UP_SELFTESTS)/cap_helpers.c $(UP_SELFTESTS)/testing_helpers.c)
+		$(UP_SELFTESTS)/cap_helpers.c $(UP_SELFTESTS)/testing_helpers.c \
+		$(wildcard $(UP_SELFTESTS)/unpriv_helpers.c))
 
 $(UP)/bpf/stamp: $(UP)/gen/stamp $(UP)/libbpf/libbpf.a
 	@rm -rf $(@D) && mkdir -p $(@D)
@@ -109,10 +113,10 @@ $(UP)/bpf/stamp: $(UP)/gen/stamp $(UP)/libbpf/libbpf.a
 # test_lru_map: the calls of its main() as cases (gen-test-lru-map), and
 # its DENYLIST entries, checked by the runner as test_verifier's are.
 $(UP)/gen-lru/stamp: tools/upstream/gen-test-lru-map tools/upstream/gen-denylist \
-		tools/upstream/DENYLIST $(SRC_STAMP)
+		$(UP_DENYLIST) $(SRC_STAMP)
 	@echo "  GEN     $(@D) (test_lru_map cases, denylist)"
 	@tools/upstream/gen-test-lru-map $(UP_SELFTESTS) $(@D)
-	@tools/upstream/gen-denylist test_lru_map tools/upstream/DENYLIST $(@D)/test_lru_map_deny.h
+	@tools/upstream/gen-denylist test_lru_map $(UP_DENYLIST) $(@D)/test_lru_map_deny.h
 	@touch $@
 
 $(UP)/bin/test_lru_map: tools/upstream/test_lru_map_ktap.c $(UP_RUNNER) \
