@@ -629,12 +629,20 @@ static void judge_missing(void)
 		if (e->tool || !applies(e) || e->seen)
 			continue;
 		if (has_glob(e->cases)) {
-			/* A pattern needs one case when its suite was chosen. */
+			/*
+			 * A pattern needs one case when its suite was chosen;
+			 * one whose suite is a pattern too ("*.case": every
+			 * kind of the user-space runs), one case unless the
+			 * run was filtered.
+			 */
 			char *suite = xstrdup(e->cases), *dot = strchr(suite, '.');
 
 			if (dot)
 				*dot = '\0';
-			found = has_glob(suite) || !selected(suite);
+			if (has_glob(suite))
+				found = run.filter && *run.filter && strcmp(run.filter, "all");
+			else
+				found = !selected(suite);
 			for (j = 0; j < nr_judged && !found; j++)
 				found = !fnmatch(e->cases, judged[j].name, 0);
 			free(suite);
