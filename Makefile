@@ -27,7 +27,7 @@ TEST_RUNS ?= reuse-after-gp:default base:default reuse-after-gp:debug reuse-afte
 	reuse-after-gp@6.12:default base@6.12:default
 # The builds `make test` runs the tree's own selftests on, at make test's
 # size (tools/upstream/upstream.mk: all but test_maps' fork-heavy cases).
-UPSTREAM_TEST_RUNS ?= reuse-after-gp:default base:default
+UPSTREAM_TEST_RUNS ?= reuse-after-gp:default base:default base@6.12:default
 
 DEFAULT_BASE := 6.1
 DEFAULT_FLAVOR := default

@@ -85,7 +85,10 @@ uspace-help:
 # make test's share (tests/run-all): the quick size on the variants make
 # test builds anyway, whose trees are unpacked; make uspace-test runs every
 # variant (unpacking each tree takes a minute or two on a fresh machine).
-USPACE_TEST_VARIANTS ?= $(sort $(foreach r,$(TEST_RUNS),$(firstword $(subst :, ,$(r)))))
+# TEST_RUNS names VARIANT[@BASE]: those of this BASE.
+us_test_variant = $(if $(findstring @,$(1)),$(if $(filter %@$(BASE),$(1)),$(firstword $(subst @, ,$(1)))),\
+	$(if $(filter $(DEFAULT_BASE),$(BASE)),$(1)))
+USPACE_TEST_VARIANTS ?= $(sort $(foreach r,$(TEST_RUNS),$(call us_test_variant,$(firstword $(subst :, ,$(r))))))
 
 .PHONY: uspace-test-quick
 uspace-test-quick:
