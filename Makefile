@@ -328,6 +328,6 @@ help:
 	@echo '  UPSTREAM_TEST_RUNS="$(UPSTREAM_TEST_RUNS)"'
 	@echo '               variant:flavor builds make test runs the upstream selftests (quick) on'
 	@echo '  UPSTREAM_TIMEOUT=$(UPSTREAM_TIMEOUT) seconds before make selftests-upstream'"'"'s guest is killed'
-	@echo '  BREAK=<funcs>         gdb/attach breakpoints (default: reuse_rcu dyn_reuse_rcu __free_rcu, those the kernel has)'
+	@echo '  BREAK=<funcs>         gdb/attach breakpoints (default: the variant'"'"'s kernel/patches/<variant>/break, here $(BREAK); those the kernel has)'
 	@echo '  KARGS=<args>          make gdb: more kernel arguments, e.g. fail_bpf_reuse_batch=1,100,0,-1'
 	@$(MAKE) -s --no-print-directory bench-help | sed -n '4,$$p'
