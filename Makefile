@@ -73,9 +73,9 @@ ifeq ($(filter $(VARIANT),$(KNOWN_VARIANTS) $(if $(filter 6.1,$(BASE)),$(MUTANT_
 $(error unknown VARIANT '$(VARIANT)' on base $(BASE); its variants: $(KNOWN_VARIANTS) (kernel/bases/$(BASE); each is $(PATCHES)/<variant>/series))
 endif
 # The series files and patches of VARIANT, its includes resolved.
-VARIANT_FILES := $(shell kernel/prepare-source --files $(VARIANT) 2>/dev/null || echo '?')
+VARIANT_FILES := $(shell PATCHES='$(PATCHES)' kernel/prepare-source --files $(VARIANT) 2>/dev/null || echo '?')
 ifneq ($(filter ?,$(VARIANT_FILES)),)
-$(error $(shell kernel/prepare-source --files $(VARIANT) 2>&1 >/dev/null))
+$(error $(shell PATCHES='$(PATCHES)' kernel/prepare-source --files $(VARIANT) 2>&1 >/dev/null))
 endif
 ifeq ($(filter $(FLAVOR),$(FLAVORS)),)
 $(error unknown FLAVOR '$(FLAVOR)' on base $(BASE); its flavors: $(FLAVORS) (kernel/bases/$(BASE); each is uml/configs/<flavor>.config))

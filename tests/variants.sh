@@ -108,7 +108,7 @@ test_include_cycles_are_named() {
 # The Makefile keys the source tree on --files: the included patch is in
 # the key of every variant that includes it.
 test_source_key_covers_included_patches() {
-	grep -q 'VARIANT_FILES := $(shell kernel/prepare-source --files $(VARIANT)' "$KIT/Makefile" ||
+	grep -q 'VARIANT_FILES := $(shell .*kernel/prepare-source --files $(VARIANT)' "$KIT/Makefile" ||
 		fail "the Makefile does not key the source on prepare-source --files"
 	grep -q '^SERIES_FILES :=.*' "$KIT/Makefile" && grep -A1 '^SERIES_FILES :=' "$KIT/Makefile" |
 		grep -q 'VARIANT_FILES' || fail "SERIES_FILES does not use VARIANT_FILES"
