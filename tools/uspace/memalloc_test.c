@@ -3,14 +3,15 @@
  * memalloc_test: a variant's kernel/bpf/memalloc.c, compiled in user space
  * against tools/uspace/include, driven by one thread per "CPU".
  *
- *   memalloc_test [-c CPUS] [-s SCALE] [-x CASE]... [GLOB]
+ *   memalloc_test [-c CPUS] [-s SCALE] [-n CASE]... [GLOB]
  *
  * -c: CPUs (threads), default 4.  -s: percent of the default iteration
- * counts (Valgrind runs use less).  -x: a case expected to fail on this
- * variant (tools/uspace/expected-failures): its failure passes, its pass
- * fails.  -n: a case not to run here (tools/uspace/run runs a case with
- * an expected tool report on its own).  Prints KTAP; any WARN_ON in the
- * allocator fails the case.
+ * counts (Valgrind runs use less).  -n: a case not to run here
+ * (tools/uspace/run runs a case with an expected tool report on its own).
+ * Prints KTAP, each case's honest result: which failures a variant is
+ * expected to have is tools/report/judge's business
+ * (tools/report/expectations).  Any WARN_ON in the allocator fails the
+ * case.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -23,13 +24,11 @@
 #include "ktap.h"
 
 #define OPS		64	/* operations per iteration, as htab-mem */
-#define MAX_XFAIL	8
+#define MAX_EXCLUDED	8
 
 static int nr_threads = 4;
 static int scale = 100;
-static const char *xfail[MAX_XFAIL];
-static int nr_xfail;
-static const char *excluded[MAX_XFAIL];
+static const char *excluded[MAX_EXCLUDED];
 static int nr_excluded;
 
 static int iters(int n)
@@ -955,37 +954,18 @@ static const struct ktap_case cases[] = {
 	{ "nmi_reentrancy", test_nmi_reentrancy },
 };
 
-/* Expected failures: a failure passes, a pass fails (the test went blind). */
-static const char *expected_fail_name;
-
-static enum ktap_result (*xfail_inner)(void);
-
 static enum ktap_result excluded_case(void)
 {
 	ktap_skip_reason("run on its own: a tool report is expected on this variant");
 	return KTAP_SKIP;
 }
 
-static enum ktap_result run_expecting_failure(void)
-{
-	enum ktap_result r = xfail_inner();
-
-	if (r == KTAP_FAIL) {
-		ktap_diag("%s failed, as expected on this variant", expected_fail_name);
-		return KTAP_PASS;
-	}
-	if (r == KTAP_PASS)
-		ktap_diag("%s passed, but is expected to fail on this variant (XPASS)",
-			  expected_fail_name);
-	return r == KTAP_PASS ? KTAP_FAIL : r;
-}
-
 int main(int argc, char **argv)
 {
 	struct ktap_case run[ARRAY_SIZE(cases)];
-	int opt, i, j, n = 0, xfail_case = -1, rc;
+	int opt, i, j, n = 0, rc;
 
-	while ((opt = getopt(argc, argv, "c:s:x:d:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:s:d:n:")) != -1) {
 		switch (opt) {
 		case 'c':
 			nr_threads = atoi(optarg);
@@ -997,15 +977,11 @@ int main(int argc, char **argv)
 			diff_cpu_iters = atoi(optarg);
 			break;
 		case 'n':
-			if (nr_excluded < MAX_XFAIL)
+			if (nr_excluded < MAX_EXCLUDED)
 				excluded[nr_excluded++] = optarg;
 			break;
-		case 'x':
-			if (nr_xfail < MAX_XFAIL)
-				xfail[nr_xfail++] = optarg;
-			break;
 		default:
-			fprintf(stderr, "usage: %s [-c CPUS] [-s SCALE%%] [-d DIFF_CPU_ITERS] [-x CASE]... [-n CASE]... [GLOB]\n",
+			fprintf(stderr, "usage: %s [-c CPUS] [-s SCALE%%] [-d DIFF_CPU_ITERS] [-n CASE]... [GLOB]\n",
 				argv[0]);
 			return 2;
 		}
@@ -1022,19 +998,6 @@ int main(int argc, char **argv)
 		for (j = 0; j < nr_excluded; j++)
 			if (!strcmp(excluded[j], cases[i].name))
 				run[n].run = excluded_case;
-		for (j = 0; j < nr_xfail; j++) {
-			if (strcmp(xfail[j], cases[i].name))
-				continue;
-			/* One expected failure per run is all the variants need */
-			if (xfail_case >= 0) {
-				fprintf(stderr, "memalloc_test: only one -x is supported\n");
-				return 2;
-			}
-			xfail_case = n;
-			expected_fail_name = cases[i].name;
-			xfail_inner = cases[i].run;
-			run[n].run = run_expecting_failure;
-		}
 		n++;
 	}
 	rc = ktap_run_suite("uspace_memalloc", run, n, optind < argc ? argv[optind] : NULL);
