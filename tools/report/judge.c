@@ -46,6 +46,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
+#include <getopt.h>
 #include <jansson.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -714,19 +715,15 @@ static void judge_exit(const struct block *docs)
 
 /* --- output ------------------------------------------------------------- */
 
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die("out of memory");
-	va_end(ap);
-	puts(s);
-	push_str(&failures_text, &nr_failures_text, s);
-	free(s);
-}
+/* Print a line of the verdict and keep it for DIR/failures. */
+#define say(...)							\
+	do {								\
+		char *line_ = xasprintf(__VA_ARGS__);			\
+									\
+		puts(line_);						\
+		push_str(&failures_text, &nr_failures_text, line_);	\
+		free(line_);						\
+	} while (0)
 
 static FILE *open_tmp(const char *dir, const char *name, char **tmp)
 {
@@ -879,51 +876,44 @@ int main(int argc, char **argv)
 	struct block *doc;
 	char line[256];
 	FILE *f;
+	int opt;
+	static const struct option options[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "expect", required_argument, NULL, 'e' },
+		{ "where", required_argument, NULL, 'w' },
+		{ "base", required_argument, NULL, 'b' },
+		{ "variant", required_argument, NULL, 'v' },
+		{ "uml", required_argument, NULL, 'u' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "guest-exit", required_argument, NULL, 'x' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "problem", required_argument, NULL, 'p' },
+		{ "list", no_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 }
+	};
 
 	if (argc > 1 && !strcmp(argv[1], "--sum"))
 		return sum(argc - 2, argv + 2);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char **opt = NULL;
-
-		if (!strcmp(a, "--list")) {
-			listing = true;
-			continue;
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (opt) {
+		case 'o': out = optarg; break;
+		case 'e': expect = optarg; break;
+		case 'w': run.where = optarg; break;
+		case 'b': run.base = optarg; break;
+		case 'v': run.variant = optarg; break;
+		case 'u': run.uml = optarg; break;
+		case 'f': run.filter = optarg; break;
+		case 'x': run.guest_exit = optarg; break;
+		case 't': run.timeout = optarg; break;
+		case 'p': problem(xstrdup(optarg)); break;
+		case 'l': listing = true; break;
+		default: usage();
 		}
-		if (a[0] != '-') {
-			if (input)
-				usage();
-			input = a;
-			continue;
-		}
-		if (i + 1 >= argc)
-			usage();
-		if (!strcmp(a, "--out"))
-			opt = &out;
-		else if (!strcmp(a, "--expect"))
-			opt = &expect;
-		else if (!strcmp(a, "--where"))
-			opt = &run.where;
-		else if (!strcmp(a, "--base"))
-			opt = &run.base;
-		else if (!strcmp(a, "--variant"))
-			opt = &run.variant;
-		else if (!strcmp(a, "--uml"))
-			opt = &run.uml;
-		else if (!strcmp(a, "--filter"))
-			opt = &run.filter;
-		else if (!strcmp(a, "--guest-exit"))
-			opt = &run.guest_exit;
-		else if (!strcmp(a, "--timeout"))
-			opt = &run.timeout;
-		else if (!strcmp(a, "--problem"))
-			problem(xstrdup(argv[i + 1]));
-		else
-			usage();
-		if (opt)
-			*opt = argv[i + 1];
-		i++;
 	}
+	if (optind < argc)
+		input = argv[optind++];
+	if (optind < argc)
+		usage();
 	if (expect)
 		load_expectations(expect);
 	if (listing)
