@@ -233,3 +233,28 @@ test_attach_detach_guest_lives_on() {
 	wait "$run" || fail "uml/run --shell exited $?"
 	expect_match console 'reboot: System halted'
 }
+
+# 6.12: the default breakpoints of its variants resolve, gdb stops in
+# __free_by_rcu() (the merged design's RCU callback) called by Tiny RCU,
+# and bpf-ma shows 6.12's own lists where 6.1's print absent.
+test_break_in_free_by_rcu_6_12() {
+	k=$(kernel reuse-after-gp default 6.12) || exit $?
+	command -v gdb >/dev/null || skip "no gdb (apt-get install gdb)"
+	logs=$PWD/logs
+	trap 'kill_groups "uml_dir=$logs/"' EXIT
+	printf '%s\n' 'echo KIT-STOPPED\n' 'bt 8' 'echo KIT-BPF-MA\n' bpf-ma \
+		'echo KIT-CONTINUE\n' delete continue >session.gdb
+	rc=0
+	"$KIT/scripts/gdb/boot" --timeout 150 --logdir logs --tests reuse.no_immediate_reuse \
+		--break "$(make -s --no-print-directory -C "$KIT" BASE=6.12 print-break | sed 's/^[^:]*: //')" \
+		"$k" "$KIT/rootfs.img" -- -nx -batch -x session.gdb </dev/null >out 2>&1 || rc=$?
+	[ $rc -eq 0 ] || fail "scripts/gdb/boot exited $rc"
+	expect_match out 'hit Breakpoint [0-9]+, __free_by_rcu \('
+	section out '^KIT-STOPPED' '^KIT-BPF-MA' >bt
+	expect_match bt ' rcu_process_callbacks \('
+	section out '^KIT-BPF-MA' '^KIT-CONTINUE' >ma
+	expect_match ma '^__free_by_rcu\(\): cache: \(struct bpf_mem_cache \*\) 0x[0-9a-f]+$'
+	expect_match ma '^  free_by_rcu [0-9]+  waiting_for_gp [0-9]+  reuse_ready absent  wait_for_free absent$'
+	expect_match ma '^  free_llist_extra_rcu [0-9]+  free_by_rcu_ttrace [0-9]+  waiting_for_gp_ttrace [0-9]+  call_rcu_ttrace_in_progress [0-9]+  draining 0$'
+	expect_match ma '^  rcu callbacks: __free_by_rcu \(running now\)'
+}
