@@ -463,7 +463,14 @@ static long reuses;
  */
 #define REUSE_BURST	(4 * OPS)
 
-static void reuse_cpu(struct cpu_arg *a)
+/*
+ * One CPU's share of the reuse checks: hold an object across its free
+ * with @free_obj inside the read section, churn a batch's worth, take a
+ * burst, and count the held object coming back.  @alloc and @free_obj are
+ * the immediate or the *_free_rcu() pair.
+ */
+static void reuse_probe(struct cpu_arg *a, void *(*alloc)(struct bpf_mem_alloc *),
+			void (*free_obj)(struct bpf_mem_alloc *, void *))
 {
 	void *churn[OPS], *burst[REUSE_BURST];
 	int i, k, n = iters(300);
@@ -473,26 +480,32 @@ static void reuse_cpu(struct cpu_arg *a)
 		void *held;
 
 		rcu_read_lock();
-		held = update_alloc(a->ma);
+		held = alloc(a->ma);
 		if (!held) {
 			a->failures++;
 			rcu_read_unlock();
 			continue;
 		}
 		tag = tag_of(held);
-		bpf_mem_cache_free(a->ma, held);
+		free_obj(a->ma, held);
 		for (k = 0; k < OPS; k++)
-			churn[k] = update_alloc(a->ma);
+			churn[k] = alloc(a->ma);
 		for (k = 0; k < OPS; k++)
-			bpf_mem_cache_free(a->ma, churn[k]);
+			free_obj(a->ma, churn[k]);
 		for (k = 0; k < REUSE_BURST; k++)
-			burst[k] = update_alloc(a->ma);
+			burst[k] = alloc(a->ma);
 		if (tag_of(held) != tag)
 			__atomic_add_fetch(&reuses, 1, __ATOMIC_RELAXED);
 		for (k = 0; k < REUSE_BURST; k++)
-			bpf_mem_cache_free(a->ma, burst[k]);
+			free_obj(a->ma, burst[k]);
 		rcu_read_unlock();
+		a->iterations++;
 	}
+}
+
+static void reuse_cpu(struct cpu_arg *a)
+{
+	reuse_probe(a, update_alloc, bpf_mem_cache_free);
 }
 
 static enum ktap_result reuse_check(int fault_pct)
@@ -575,35 +588,7 @@ static void rcu_free(struct bpf_mem_alloc *ma, void *p)
 
 static void reuse_rcu_cpu(struct cpu_arg *a)
 {
-	void *churn[OPS], *burst[REUSE_BURST];
-	int i, k, n = iters(300);
-
-	for (i = 0; i < n; i++) {
-		unsigned long tag;
-		void *held;
-
-		rcu_read_lock();
-		held = rcu_alloc(a->ma);
-		if (!held) {
-			a->failures++;
-			rcu_read_unlock();
-			continue;
-		}
-		tag = tag_of(held);
-		rcu_free(a->ma, held);
-		for (k = 0; k < OPS; k++)
-			churn[k] = rcu_alloc(a->ma);
-		for (k = 0; k < OPS; k++)
-			rcu_free(a->ma, churn[k]);
-		for (k = 0; k < REUSE_BURST; k++)
-			burst[k] = rcu_alloc(a->ma);
-		if (tag_of(held) != tag)
-			__atomic_add_fetch(&reuses, 1, __ATOMIC_RELAXED);
-		for (k = 0; k < REUSE_BURST; k++)
-			rcu_free(a->ma, burst[k]);
-		rcu_read_unlock();
-		a->iterations++;
-	}
+	reuse_probe(a, rcu_alloc, rcu_free);
 }
 
 static enum ktap_result test_no_reuse_before_gp_free_rcu(void)
