@@ -65,7 +65,10 @@ uspace-trees: | $(DEPS_STAMP)
 uspace-bins: uspace-trees
 	@$(MAKE) -s --no-print-directory $(US_BINS)
 
-US_RUN = $(US_DIR)/run --build $(US) --src '$(BUILD)/src' --tag '$(BASE_TAG)' --base $(KIT_BASE) --cpus $(USPACE_CPUS) \
+# One run per build directory at a time: two would write the same logs
+# and results (make test beside a make uspace-test in another terminal).
+US_LOCK = scripts/with-lock $(US).lock
+US_RUN = $(US_LOCK) $(US_DIR)/run --build $(US) --src '$(BUILD)/src' --tag '$(BASE_TAG)' --base $(KIT_BASE) --cpus $(USPACE_CPUS) \
 	--variants '$(USPACE_VARIANTS)' --kinds '$(USPACE_KINDS)'
 
 uspace-test: uspace-bins $(JUDGE)
@@ -75,7 +78,7 @@ uspace-quick: uspace-bins $(JUDGE)
 	@$(US_RUN) --scale $(USPACE_QUICK_SCALE)
 
 uspace-bench: uspace-bins
-	@$(US_DIR)/bench --build $(US) --cpus $(USPACE_CPUS) --iters $(USPACE_BENCH_ITERS) \
+	@$(US_LOCK) $(US_DIR)/bench --build $(US) --cpus $(USPACE_CPUS) --iters $(USPACE_BENCH_ITERS) \
 		--variants '$(USPACE_VARIANTS)'
 
 uspace-help:
