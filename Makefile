@@ -227,11 +227,11 @@ stress: $(KERNEL) $(IMAGE) $(JUDGE)
 		$(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS) kit.run=stress kit.env.KIT_STRESS_SECONDS=$(STRESS_SECONDS) \
 		kit.timeout=$$(($(STRESS_SECONDS) + 240))
 
-# Every base x variant x flavor, and 6.1's upstream selftests (quick) on
-# every variant: long; not part of `make test`.
+# Every base x variant x flavor, and every variant's upstream selftests
+# (quick) at the default flavor: long; not part of `make test`.
 MATRIX_RUNS := $(foreach b,$(KNOWN_BASES),$(foreach v,$(call base_key,variants,$(b)),\
 	$(foreach f,$(call base_key,flavors,$(b)),$(v)@$(b):$(f)))) \
-	$(foreach v,$(call base_key,variants,$(DEFAULT_BASE)),upstream/$(v):default)
+	$(foreach b,$(KNOWN_BASES),$(foreach v,$(call base_key,variants,$(b)),upstream/$(v)@$(b):default))
 test-matrix: deps host-bins
 	@tests/run-all $(MATRIX_RUNS)
 
