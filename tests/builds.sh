@@ -84,3 +84,66 @@ test_interrupted_mkimage_keeps_the_old_image() {
 		[ ! -e img.tmp ] || fail "interrupted after $s s: img.tmp left behind"
 	done
 }
+
+# ctrl_c_after SECONDS COMMAND...: run COMMAND as its own process group, as a
+# terminal's foreground job is, and Ctrl-C the group after SECONDS.
+ctrl_c_after() {
+	s=$1
+	shift
+	setsid env --default-signal=INT "$@" >>interrupted.out 2>&1 &
+	pid=$!
+	sleep "$s"
+	kill -INT -- "-$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	# Nothing of the group may outlive the Ctrl-C.
+	for _ in $(seq 50); do
+		pgrep -g "$pid" >/dev/null || return 0
+		sleep 0.1
+	done
+	fail "processes of the interrupted command left: $(pgrep -ag "$pid" | head -n 3 | tr '\n' ' ')"
+}
+
+test_kernel_build_interrupted_then_resumed() {
+	k=$(kernel reuse-after-gp default) || exit $?
+	obj=$(cd -P "$(dirname "$k")" && pwd)
+	src=$(cd -P "$obj/.." && pwd)
+	make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
+	touch stamp
+	sleep 1
+	# An edit, then Ctrl-C while compiling it, then at a random point of
+	# the compile or the link (the failure names the point).
+	touch "$src/kernel/bpf/memalloc.c"
+	for s in 1 "$(shuf -i 2-10 -n 1)"; do
+		ctrl_c_after "$s" make -s -C "$KIT" kernel
+		# Kbuild deletes what it was writing: a kernel is whole or absent.
+		[ ! -e "$k" ] || "$k" --version >/dev/null 2>&1 ||
+			fail "interrupted after $s s: $k is not a runnable kernel"
+	done
+	make -s -C "$KIT" kernel >out 2>&1 || fail "the resumed make kernel failed: $(tail -n 3 out)"
+	"$k" --version >version 2>&1 || fail "the resumed build's kernel does not run: $(cat version)"
+	# The resumed build compiled the edited file and nothing else of the
+	# tree (the link's own objects are always redone).
+	find "$obj/" -name '*.o' ! -name '.tmp_*' ! -name 'vmlinux.o' ! -path '*/init/version*' \
+		-newer stamp | sed "s|^$obj/||" | sort >rebuilt
+	echo kernel/bpf/memalloc.o | cmp -s - rebuilt ||
+		fail "compiled beside kernel/bpf/memalloc.o: $(grep -v memalloc rebuilt | head -n 5 | tr '\n' ' ')"
+}
+
+test_two_make_runs_of_one_variant_both_pass() {
+	k=$(kernel reuse-after-gp default) || exit $?
+	obj=$(cd -P "$(dirname "$k")" && pwd)
+	make -s -C "$KIT" run T=htab_syscall LOGS="$T/warm" >warm.out 2>&1 || fail "make run failed: $(tail -n 3 warm.out)"
+	touch stamp
+	sleep 1
+	make -s -C "$KIT" run T=htab_syscall LOGS="$T/logs" >first 2>&1 &
+	first=$!
+	make -s -C "$KIT" run T=htab_syscall LOGS="$T/logs" >second 2>&1 || fail "the second make run failed: $(tail -n 5 second)"
+	wait "$first" || fail "the first make run failed: $(tail -n 5 first)"
+	[ -z "$(find "$obj/" -name '*.o' ! -name '.tmp_*' -newer stamp)" ] ||
+		fail "the two runs recompiled: $(find "$obj/" -name '*.o' ! -name '.tmp_*' -newer stamp | head -n 3)"
+	# Each run has a results directory of its own, and both passed.
+	[ "$(ls logs | wc -l)" -eq 2 ] || fail "not one results directory per run: $(ls logs)"
+	for d in logs/*; do
+		expect_match "$d/summary" '^[1-9][0-9]* passed, 0 failed'
+	done
+}
