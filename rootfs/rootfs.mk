@@ -65,8 +65,9 @@ IMAGE_DIRS += usr/lib/kit/selftests="$(SUITE_BINS)" usr/lib/kit/stress="$(STRESS
 IMAGE_BINS += $(SUITE_BINS) $(STRESS_BINS)
 
 .SECONDEXPANSION:
+# One mkimage of an image at a time: two would write one $@.tmp.
 $(IMAGE): rootfs/mkimage $(R)/init $$(IMAGE_BINS) $(ROOTFS_SUITES_LIST)
-	rootfs/mkimage $@ $(R)/init $(IMAGE_DIRS)
+	scripts/with-lock $@.lock rootfs/mkimage $@ $(R)/init $(IMAGE_DIRS)
 
 rootfs: $(IMAGE)
 .SECONDARY:

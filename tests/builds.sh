@@ -7,7 +7,9 @@
 # so that unpacking it takes long enough to be interrupted.
 slow_kit() {
 	mkdir -p kit/kernel/patches/v kit/uml/patches/6.1 tree/kernel/bpf
+	mkdir -p kit/scripts
 	cp "$KIT/kernel/prepare-source" kit/kernel/
+	cp "$KIT/scripts/need-space" kit/scripts/
 	: >kit/uml/patches/6.1/series
 	: >kit/kernel/patches/v/series
 	printf 'kernelversion:\n\t@echo 6.1.0-fake\n' >tree/Makefile
@@ -146,4 +148,71 @@ test_two_make_runs_of_one_variant_both_pass() {
 	for d in logs/*; do
 		expect_match "$d/summary" '^[1-9][0-9]* passed, 0 failed'
 	done
+}
+
+# in_small_fs SIZE SCRIPT: run the sh SCRIPT (in $T) in a mount namespace
+# where $T/small is a tmpfs of SIZE, so a full disk needs no root games on
+# the real one; skips where no mount namespace can be had.
+in_small_fs() {
+	mkdir -p small
+	ns=-m
+	[ "$(id -u)" -eq 0 ] || ns=-rm
+	unshare $ns sh -c 'mount -t tmpfs -o size=1m tmpfs small' 2>ns.err ||
+		skip "cannot mount a small tmpfs here (unshare $ns: $(head -n 1 ns.err))"
+	unshare $ns sh -c 'mount -t tmpfs -o size="$1" tmpfs small && cd "$T" && exec sh -eu "$2"' sh "$1" "$2"
+}
+
+test_full_disk_stops_mkimage_and_keeps_the_old_image() {
+	[ -x /bin/busybox ] || skip "no /bin/busybox (apt-get install busybox-static)"
+	head -c 12000000 /dev/urandom >big
+	cat >steps <<'STEPS'
+"$KIT/rootfs/mkimage" small/img /bin/busybox >old.out 2>&1 || { cat old.out; exit 3; }
+sha256sum small/img >old.sum
+rc=0
+"$KIT/rootfs/mkimage" small/img /bin/busybox usr/share/x=big >new.out 2>&1 || rc=$?
+echo "$rc" >new.rc
+sha256sum -c old.sum >/dev/null || echo "the old image changed" >damage
+[ ! -e small/img.tmp ] || echo "small/img.tmp left behind" >>damage
+STEPS
+	in_small_fs 16m steps || fail "could not make the old image in a 16 MiB tmpfs: $(cat old.out)"
+	[ "$(cat new.rc)" -ne 0 ] || fail "mkimage succeeded on a full disk"
+	expect_match new.out 'no space for the root image: .*small/img needs about [0-9]+ MiB, and .*small has [0-9]+ MiB free'
+	[ ! -s damage ] || fail "$(cat damage)"
+}
+
+test_full_disk_stops_prepare_source_and_keeps_the_old_tree() {
+	slow_kit
+	mkdir -p little/kernel/bpf
+	cp tree/Makefile little/
+	cp tree/kernel/bpf/memalloc.c little/kernel/bpf/
+	cat >steps <<'STEPS'
+kit/kernel/prepare-source v small/src/v little >old.out 2>&1 || { cat old.out; exit 3; }
+find small/src/v -type f | sort >old.files
+rc=0
+kit/kernel/prepare-source v small/src/v tree >new.out 2>&1 || rc=$?
+echo "$rc" >new.rc
+find small/src/v -type f | sort | cmp -s - old.files || echo "the old tree changed" >damage
+ls -d small/src/v.tmp.* >>damage 2>/dev/null || true
+STEPS
+	in_small_fs 8m steps || fail "could not prepare the old tree in an 8 MiB tmpfs: $(cat old.out)"
+	[ "$(cat new.rc)" -ne 0 ] || fail "prepare-source succeeded on a full disk"
+	expect_match new.out 'no space for a copy of .*tree: .*small/src/v needs about [0-9]+ MiB, and .*small has [0-9]+ MiB free'
+	[ ! -s damage ] || fail "$(cat damage)"
+}
+
+test_full_disk_stops_the_judge_writing_results() {
+	[ -x "$KIT/build/host/judge" ] || skip "no judge (make host-bins)"
+	cp "$TESTS/fixtures/pass.log" pass.ktap
+	cat >steps <<'STEPS'
+mkdir small/out
+head -c 4M /dev/zero >small/fill 2>/dev/null || true
+rc=0
+"$KIT/build/host/judge" --where selftests --out small/out pass.ktap >judge.out 2>&1 || rc=$?
+echo "$rc" >judge.rc
+ls -A small/out >left
+STEPS
+	in_small_fs 1m steps
+	[ "$(cat judge.rc)" -ne 0 ] || fail "the judge passed a run whose results it could not write"
+	expect_match judge.out 'cannot write small/out/results.json: No space left on device'
+	[ ! -s left ] || fail "results written in part: $(cat left)"
 }

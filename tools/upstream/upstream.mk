@@ -131,7 +131,7 @@ $(UP_SUITES_LIST): $(UP_PROGS:%=$(UP)/bin/%)
 
 # test_verifier alone is 50M (tests[] holds 4096 instructions per test).
 $(UP_IMAGE): rootfs/mkimage $(R)/init $(UP_PROGS:%=$(UP)/bin/%) $(UP)/bpf/stamp $(UP_SUITES_LIST)
-	@IMAGE_SIZE=256M rootfs/mkimage $@ $(R)/init \
+	@IMAGE_SIZE=256M scripts/with-lock $@.lock rootfs/mkimage $@ $(R)/init \
 		usr/lib/kit/upstream="$(UP_PROGS:%=$(UP)/bin/%)" \
 		usr/share/kit/test_maps="$$(echo $(UP)/bpf/*.bpf.o)"
 
