@@ -18,12 +18,14 @@ UML_PATCHES ?= yes
 JOBS ?= $(shell nproc)
 # The builds `make test` runs the selftests on, as VARIANT[@BASE]:FLAVOR
 # (expected outcomes: tools/report/expectations).
-# tests/ then boots the kasan one for its positive control.  A flavor's
-# first build is cold (4-9 minutes here), a second variant of a base costs
-# a minute or two of ccache hits; every other base x variant x flavor is
-# left to test-matrix, to keep a cold `make test` well inside CI's hour
-# and a half.
-TEST_RUNS ?= reuse-after-gp:default base:default reuse-after-gp:debug reuse-after-gp:kasan \
+# tests/ then boots the kasan one for its positive control.  Every variant
+# of each base boots once at the default flavor: a second variant of a
+# base costs about a minute of ccache hits.  A flavor's first build is
+# cold (4-9 minutes here), so the other flavors run on the default
+# variant only and every other base x variant x flavor is left to
+# test-matrix, to keep a cold `make test` well inside CI's hour and a half.
+TEST_RUNS ?= reuse-after-gp:default base:default kmalloc-rcu:default free-after-gp:default \
+	percpu-marks:default reuse-after-gp:debug reuse-after-gp:kasan \
 	reuse-after-gp@6.12:default base@6.12:default
 # The builds `make test` runs the tree's own selftests on, at make test's
 # size (tools/upstream/upstream.mk: all but test_maps' fork-heavy cases).
