@@ -162,22 +162,31 @@ in_small_fs() {
 	unshare $ns sh -c 'mount -t tmpfs -o size="$1" tmpfs small && cd "$T" && exec sh -eu "$2"' sh "$1" "$2"
 }
 
+# on_full_disk SIZE SNAPSHOT MAKE_OLD MAKE_NEW: in a tmpfs of SIZE, make
+# the old result with MAKE_OLD, then fail to make the new one with
+# MAKE_NEW (its output in new.out); the SNAPSHOT command's output must not
+# change (so the old result is as it was, and nothing temporary is left).
+on_full_disk() {
+	cat >steps <<STEPS
+$3 >old.out 2>&1 || { cat old.out; exit 3; }
+{ $2; } >old.snap
+rc=0
+$4 >new.out 2>&1 || rc=\$?
+echo "\$rc" >new.rc
+{ $2; } | diff old.snap - >damage || true
+STEPS
+	in_small_fs "$1" steps || fail "could not make the old result in a $1 tmpfs: $(cat old.out)"
+	[ "$(cat new.rc)" -ne 0 ] || fail "succeeded on a full disk: $4"
+	[ ! -s damage ] || fail "the old result changed: $(cat damage)"
+}
+
 test_full_disk_stops_mkimage_and_keeps_the_old_image() {
 	[ -x /bin/busybox ] || skip "no /bin/busybox (apt-get install busybox-static)"
 	head -c 12000000 /dev/urandom >big
-	cat >steps <<'STEPS'
-"$KIT/rootfs/mkimage" small/img /bin/busybox >old.out 2>&1 || { cat old.out; exit 3; }
-sha256sum small/img >old.sum
-rc=0
-"$KIT/rootfs/mkimage" small/img /bin/busybox usr/share/x=big >new.out 2>&1 || rc=$?
-echo "$rc" >new.rc
-sha256sum -c old.sum >/dev/null || echo "the old image changed" >damage
-[ ! -e small/img.tmp ] || echo "small/img.tmp left behind" >>damage
-STEPS
-	in_small_fs 16m steps || fail "could not make the old image in a 16 MiB tmpfs: $(cat old.out)"
-	[ "$(cat new.rc)" -ne 0 ] || fail "mkimage succeeded on a full disk"
+	on_full_disk 16m 'ls -A small; sha256sum small/img' \
+		'"$KIT/rootfs/mkimage" small/img /bin/busybox' \
+		'"$KIT/rootfs/mkimage" small/img /bin/busybox usr/share/x=big'
 	expect_match new.out 'no space for the root image: .*small/img needs about [0-9]+ MiB, and .*small has [0-9]+ MiB free'
-	[ ! -s damage ] || fail "$(cat damage)"
 }
 
 test_full_disk_stops_prepare_source_and_keeps_the_old_tree() {
@@ -185,19 +194,10 @@ test_full_disk_stops_prepare_source_and_keeps_the_old_tree() {
 	mkdir -p little/kernel/bpf
 	cp tree/Makefile little/
 	cp tree/kernel/bpf/memalloc.c little/kernel/bpf/
-	cat >steps <<'STEPS'
-kit/kernel/prepare-source v small/src/v little >old.out 2>&1 || { cat old.out; exit 3; }
-find small/src/v -type f | sort >old.files
-rc=0
-kit/kernel/prepare-source v small/src/v tree >new.out 2>&1 || rc=$?
-echo "$rc" >new.rc
-find small/src/v -type f | sort | cmp -s - old.files || echo "the old tree changed" >damage
-ls -d small/src/v.tmp.* >>damage 2>/dev/null || true
-STEPS
-	in_small_fs 8m steps || fail "could not prepare the old tree in an 8 MiB tmpfs: $(cat old.out)"
-	[ "$(cat new.rc)" -ne 0 ] || fail "prepare-source succeeded on a full disk"
+	on_full_disk 8m 'ls -A small/src; find small/src -type f -exec sha256sum {} + | sort' \
+		'kit/kernel/prepare-source v small/src/v little' \
+		'kit/kernel/prepare-source v small/src/v tree'
 	expect_match new.out 'no space for a copy of .*tree: .*small/src/v needs about [0-9]+ MiB, and .*small has [0-9]+ MiB free'
-	[ ! -s damage ] || fail "$(cat damage)"
 }
 
 test_full_disk_stops_the_judge_writing_results() {
