@@ -216,3 +216,37 @@ STEPS
 	expect_match judge.out 'cannot write small/out/results.json: No space left on device'
 	[ ! -s left ] || fail "results written in part: $(cat left)"
 }
+
+# mini_kit: a kit in $T whose variant v has one patch of tree/a.c.
+mini_kit() {
+	mkdir -p kit/kernel/patches/v kit/uml/patches/6.1 kit/scripts tree/kernel/bpf
+	cp "$KIT/kernel/prepare-source" kit/kernel/
+	cp "$KIT/scripts/need-space" kit/scripts/
+	: >kit/uml/patches/6.1/series
+	echo 0001-a.patch >kit/kernel/patches/v/series
+	printf 'kernelversion:\n\t@echo 6.1.0-fake\n' >tree/Makefile
+	printf 'int a;\n' >tree/a.c
+	printf 'int b;\n' >tree/kernel/bpf/memalloc.c
+}
+
+# mini_patch MESSAGE LINE: the variant's patch, adding LINE to a.c.
+mini_patch() {
+	printf 'Subject: %s\n\n---\n--- a/a.c\n+++ b/a.c\n@@ -1 +1,2 @@\n int a;\n+%s\n' "$1" "$2" \
+		>kit/kernel/patches/v/0001-a.patch
+}
+
+test_patch_message_change_rebuilds_nothing() {
+	mini_kit
+	mini_patch "first words" "int c;"
+	kit/kernel/prepare-source v "$T/src/v" "$T/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
+	touch -d '2020-01-01' src/v/a.c
+	mini_patch "better words" "int c;"
+	kit/kernel/prepare-source v "$T/src/v" "$T/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
+	[ "$(stat -c %Y src/v/a.c)" = "$(date -d 2020-01-01 +%s)" ] ||
+		fail "a.c was touched though only the patch's message changed"
+	mini_patch "better words" "int d;"
+	kit/kernel/prepare-source v "$T/src/v" "$T/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
+	[ "$(stat -c %Y src/v/a.c)" -gt "$(date -d 2020-01-02 +%s)" ] ||
+		fail "a.c kept its old mtime though the patch changed it"
+	grep -q 'int d;' src/v/a.c || fail "a.c is not the new patch's: $(cat src/v/a.c)"
+}
