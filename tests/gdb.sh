@@ -11,9 +11,10 @@ CALLBACKS='dyn_reuse_rcu reuse_rcu __free_rcu'
 # use, and passes on every variant.
 SELECTION=reuse.update_delete_all_sizes
 
+# gdb_kernel VARIANT: its default kernel, or skip (a failure under make
+# test, which builds it); call as k=$(gdb_kernel V) || exit $?.
 gdb_kernel() {
-	k=$(kernel_path "$1" default)
-	[ -x "$k" ] || skip "no $1 kernel (make kernel VARIANT=$1)"
+	k=$(kernel "$1" default) || exit $?
 	command -v gdb >/dev/null || skip "no gdb (apt-get install gdb)"
 	[ -f "$KIT/rootfs.img" ] || skip "no rootfs.img (make rootfs)"
 	echo "$k"
@@ -51,7 +52,7 @@ break_in_rcu_callback() {
 	variant=$1
 	callbacks=${2:-$CALLBACKS}
 	append=${3:-}
-	k=$(gdb_kernel "$variant")
+	k=$(gdb_kernel "$variant") || exit $?
 	img=$KIT/rootfs.img
 	sum=$(sha256sum <"$img")
 	logs=$PWD/logs
@@ -153,7 +154,7 @@ test_break_in_rcu_callback_reuse_after_gp() {
 # The reuse_rcu() fallback, with every bpf_reuse_batch allocation failed
 # by fault injection (kernel/patches/reuse-after-gp/0001).
 test_break_in_reuse_rcu_fallback() {
-	k=$(gdb_kernel reuse-after-gp)
+	k=$(gdb_kernel reuse-after-gp) || exit $?
 	grep -q '^CONFIG_FAULT_INJECTION=y' "$(dirname "$k")/.config" ||
 		skip "reuse-after-gp kernel without CONFIG_FAULT_INJECTION"
 	break_in_rcu_callback reuse-after-gp reuse_rcu fail_bpf_reuse_batch=1,100,0,-1
