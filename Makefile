@@ -114,8 +114,9 @@ STAMPS := $(BUILD)/stamps
 IMAGE := rootfs.img
 LOGS := $(BUILD)/logs
 
+# A fragment named <flavor>-<base>.config adds what that base needs.
 FRAGMENTS := uml/configs/base.config $(wildcard uml/configs/base-$(BASE).config) \
-	uml/configs/$(FLAVOR).config \
+	uml/configs/$(FLAVOR).config $(wildcard uml/configs/$(FLAVOR)-$(BASE).config) \
 	$(wildcard $(PATCHES)/$(VARIANT)/config)
 
 # Stamps are keyed on the content of their inputs: edit a patch and the
