@@ -19,10 +19,10 @@ BENCH_VARIANT_NAMES := $(foreach v,$(BENCH_THIS_BASE),$(firstword $(subst :, ,$(
 BENCH_FLAVORS := $(foreach v,$(BENCH_THIS_BASE),$(word 2,$(subst :, ,$(v))))
 ifneq ($(filter bench,$(MAKECMDGOALS)),)
 ifneq ($(filter-out $(KNOWN_VARIANTS),$(BENCH_VARIANT_NAMES)),)
-$(error unknown variant(s) in VARIANTS: $(filter-out $(KNOWN_VARIANTS),$(BENCH_VARIANT_NAMES)); known variants of base $(BASE): $(KNOWN_VARIANTS), or VARIANTS=all (make variants))
+$(error unknown variant(s) in VARIANTS: $(filter-out $(KNOWN_VARIANTS),$(BENCH_VARIANT_NAMES)); known variants: $(KNOWN_VARIANTS) (base $(BASE)), or VARIANTS=all (make variants))
 endif
 ifneq ($(filter-out $(FLAVORS),$(BENCH_FLAVORS)),)
-$(error unknown flavor(s) in VARIANTS: $(filter-out $(FLAVORS),$(BENCH_FLAVORS)); flavors of base $(BASE): $(FLAVORS))
+$(error unknown flavor(s) in VARIANTS: $(filter-out $(FLAVORS),$(BENCH_FLAVORS)); known flavors: $(FLAVORS) (base $(BASE)))
 endif
 endif
 # Benchmarks: comma-separated globs of their names (make bench-list).
