@@ -254,9 +254,11 @@ FORCE:
 
 # Where a build's products are, for scripts: this Makefile is the one
 # place that knows (make -s print-kernel VARIANT=... FLAVOR=...).
-.PHONY: print-kernel print-rootfs print-upstream-image print-identity
+.PHONY: print-kernel print-flavor-args print-rootfs print-upstream-image print-identity
 print-kernel:
 	@echo $(KERNEL)
+print-flavor-args:
+	@echo $(FLAVOR_ARGS)
 print-rootfs:
 	@echo $(IMAGE)
 print-upstream-image:

@@ -186,6 +186,44 @@ test_flavours_table_marks_needs_smp() {
 	expect_match err 'has no percpu_alloc_free workload'
 }
 
+# latency_doc BENCH MEDIAN: an rcu_gp document with one timed operation.
+latency_doc() {
+	cat <<EOF
+{
+ "bench": "$1", "group": "rcu", "title": "grace-period latency", "upstream": "none",
+ "env": { "producers": 1, "forced": false }, "status": "ok",
+ "metrics": [ { "name": "sync_us", "label": "synchronize_rcu", "unit": "us", "mean": 0, "stddev": 0 } ],
+ "mem": { "avg_mib": 0.2, "stddev_mib": 0, "peak_mib": 0.5 },
+ "samples": [ {"t": 1, "seconds": 1, "sync_us": $2, "mem_mib": 0.2} ],
+ "latency": [ { "name": "sync", "label": "synchronize_rcu (array-of-maps update)",
+   "median_us": $2, "p90_us": 90.25, "max_us": 4000, "samples": 1234 } ],
+ "checks": []
+}
+EOF
+}
+
+# A variant in a flavor of its own (base:preempt) is a variant of the
+# results, and the timed operations come out per variant and round.
+test_latency_table_per_variant_and_round() {
+	{ echo "@@ rcu_gp"; latency_doc rcu_gp 35.5; } | console logs/a
+	{ echo "@@ rcu_gp"; latency_doc rcu_gp 3000; } | console logs/b
+	report merge results.json --run base:1:logs/a --run base:preempt:1:logs/b || fail "merge failed"
+	expect_match results.json '"base:preempt/base"'
+	report latency results.json >latency.md || fail "latency failed"
+	cat latency.md
+	expect_match latency.md '^\| variant \| round \| operation \| median \(us\) \| p90 \(us\) \| max \(us\) \| samples \|$'
+	expect_match latency.md '^\| base \| 1 \| synchronize_rcu \(array-of-maps update\) \| 35\.5 \| 90\.2 \| 4000\.0 \| 1234 \|$'
+	expect_match latency.md '^\| base:preempt \| 1 \| synchronize_rcu .* \| 3000\.0 \|'
+	rc=0
+	report merge bad.json --run base:logs/a 2>err || rc=$?
+	[ $rc -ne 0 ] || fail "--run without a round accepted"
+	five_variants_results
+	rc=0
+	report latency results.json >latency.md 2>err || rc=$?
+	[ $rc -ne 0 ] || fail "a latency table without timed operations"
+	expect_match err 'has no timed operations'
+}
+
 test_plot_draws_a_png() {
 	command -v gnuplot >/dev/null || skip "no gnuplot"
 	{ echo "@@ overwrite"; doc overwrite ok 2 10 20; echo "@@ add_del_on_diff_cpu"; doc add_del_on_diff_cpu skip 0; } |
@@ -200,7 +238,22 @@ test_bench_script_checks_its_input_first() {
 	rc=0
 	"$KIT/scripts/bench" --variants no-such-variant --out results >out 2>&1 || rc=$?
 	[ $rc -eq 2 ] || fail "exit $rc for an unknown variant, not 2"
-	expect_match out 'no kernel for variant no-such-variant.*make VARIANT=no-such-variant kernel'
+	expect_match out 'no kernel for variant no-such-variant.*make VARIANT=no-such-variant FLAVOR=default kernel'
+	[ ! -e results ] || fail "results/ created for a run that never started"
+	# A flavor the base has not got, named after the variant or for all.
+	rc=0
+	"$KIT/scripts/bench" --variants 'base:no-such-flavor' --base 6.12 --out results >out 2>&1 || rc=$?
+	[ $rc -eq 2 ] || fail "exit $rc for an unknown flavor, not 2"
+	expect_match out 'no kernel for variant base:no-such-flavor.*make BASE=6.12 VARIANT=base FLAVOR=no-such-flavor kernel'
+	rc=0
+	"$KIT/scripts/bench" --variants base --flavor no-such-flavor --out results >out 2>&1 || rc=$?
+	[ $rc -eq 2 ] || fail "exit $rc for an unknown --flavor, not 2"
+	expect_match out 'no kernel for variant base .*FLAVOR=no-such-flavor kernel'
+	# An entry of another base, as TEST_RUNS name them.
+	rc=0
+	"$KIT/scripts/bench" --variants 'base@no-such-base:preempt' --out results >out 2>&1 || rc=$?
+	[ $rc -eq 2 ] || fail "exit $rc for an unknown base, not 2"
+	expect_match out 'no kernel for variant base@no-such-base:preempt .*make BASE=no-such-base VARIANT=base FLAVOR=preempt kernel'
 	[ ! -e results ] || fail "results/ created for a run that never started"
 	rc=0
 	"$KIT/scripts/bench" --rounds none >out 2>&1 || rc=$?
@@ -215,6 +268,7 @@ test_bench_program_lists_and_refuses_unknown_names() {
 	expect_match all '^overwrite$'
 	expect_match all '^add_del_on_diff_cpu$'
 	expect_match all '^percpu_alloc_free$'
+	expect_match all '^rcu_gp$'
 	BENCH='hash_*' "$PROGRAM" --list >some
 	[ "$(cat some | tr '\n' ' ')" = "hash_kmalloc hash_prealloc hash_full_update " ] ||
 		fail "BENCH='hash_*' selects: $(cat some)"
@@ -253,9 +307,14 @@ test_workloads_pass_their_checks() {
 		report extract console >docs.json || fail "documents unreadable"
 		if [ -z "$force" ]; then
 			for b in no_op overwrite batch_add_batch_del hash_kmalloc hash_prealloc \
-				hash_full_update percpu_alloc_free; do
+				hash_full_update percpu_alloc_free rcu_gp; do
 				expect_match console "^    ok [0-9]+ $b\$"
 			done
+			expect_match console 'rcu_gp: check outer_holds_inner: ok'
+			expect_match console 'rcu_gp: check every_aio_context_destroyed: ok'
+			expect_match console 'rcu_gp: latency synchronize_rcu .*: median [0-9.]+ us, p90 [0-9.]+ us, max [0-9.]+ us, [1-9][0-9]* samples'
+			expect_match console 'rcu_gp: latency io_destroy .*: median [0-9.]+ us, .*[1-9][0-9]* samples'
+			expect_match docs.json '"median_us"'
 			expect_match console '^    ok [0-9]+ add_del_on_diff_cpu # SKIP needs SMP: 2 CPUs'
 			expect_match console 'overwrite: check iterations_match_runs: ok'
 			expect_match console 'overwrite: check every_update_succeeds: ok: 0 of'

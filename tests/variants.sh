@@ -121,6 +121,17 @@ test_unknown_bench_variant_is_named() {
 	expect_match out "unknown variant\(s\) in VARIANTS: no-such-variant; known variants: .*base.*VARIANTS=all"
 }
 
+test_unknown_bench_flavor_is_named() {
+	rc=0
+	make -n -C "$KIT" bench BASE=6.12 VARIANTS='base base:no-such-flavor' >out 2>&1 || rc=$?
+	[ $rc -ne 0 ] || fail "make bench accepted an unknown flavor"
+	expect_match out "unknown flavor\(s\) in VARIANTS: no-such-flavor; known flavors: .*preempt.* \(base 6\.12\)"
+	# A flavor of the base passes, and BASE and FLAVOR reach scripts/bench.
+	make -n -C "$KIT" bench BASE=6.12 VARIANTS='base base:preempt' >out 2>&1 ||
+		fail "make -n bench BASE=6.12 VARIANTS='base base:preempt': $(tail -n 3 out)"
+	expect_match out "scripts/bench --variants 'base base:preempt' --base '6\.12' --flavor 'default'"
+}
+
 test_bench_all_means_every_variant_base_first() {
 	make -n -C "$KIT" bench VARIANTS=all >out 2>&1 || fail "make -n bench VARIANTS=all: $(tail -n 3 out)"
 	line=$(grep 'scripts/bench --variants' out) || fail "no scripts/bench command: $(tail -n 3 out)"

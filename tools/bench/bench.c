@@ -52,6 +52,7 @@
 #include "memcg.h"
 
 #define MAX_SAMPLES	3600
+#define MAX_LATENCIES	262144	/* timings kept per operation (2 MiB of doubles) */
 #define MAX_GLOBS	32
 #define MAX_ARGS	64
 #define CGROUP_ROOT	"/sys/fs/cgroup"
@@ -66,6 +67,7 @@ static const struct bench *benchs[] = {
 	&bench_hash_prealloc,
 	&bench_hash_full_update,
 	&bench_percpu_alloc_free,
+	&bench_rcu_gp,
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -83,6 +85,17 @@ static struct {
 	long long setup_growth;	/* memory.current growth during setup() */
 	pthread_mutex_t lock;
 } cur = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/*
+ * The running benchmark's timings (bench_latency()), under cur.lock:
+ * kept while the runner measures, counted beyond MAX_LATENCIES.
+ */
+static struct {
+	double *v[BENCH_MAX_LATENCIES];
+	long kept[BENCH_MAX_LATENCIES];
+	long seen[BENCH_MAX_LATENCIES];
+	bool measuring;
+} lat;
 
 static bool stop;
 
@@ -132,6 +145,18 @@ void bench_check(bool ok, const char *name, const char *fmt, ...)
 	json_array_append_new(cur.checks, json_pack("{s:s, s:b, s:s}", "name", name,
 						    "ok", ok, "detail", detail));
 	cur.checks_failed += !ok;
+}
+
+void bench_latency(int i, double us)
+{
+	if (!__atomic_load_n(&lat.measuring, __ATOMIC_RELAXED) || i < 0 ||
+	    i >= cur.b->nr_latencies || !lat.v[i])
+		return;
+	pthread_mutex_lock(&cur.lock);
+	lat.seen[i]++;
+	if (lat.kept[i] < MAX_LATENCIES)
+		lat.v[i][lat.kept[i]++] = us;
+	pthread_mutex_unlock(&cur.lock);
 }
 
 int bench_repeat(void)
@@ -266,6 +291,92 @@ static void print_summary(const struct bench *b, const struct stats *st,
 	ktap_diag("%s", line);
 }
 
+/* --- per-operation timings ------------------------------------------------ */
+
+/*
+ * Buffers for the benchmark's timings, written through once here so that
+ * their pages are charged to the runner's cgroup, not to the benchmark's.
+ */
+static int latencies_alloc(const struct bench *b)
+{
+	int i;
+
+	memset(&lat, 0, sizeof(lat));
+	for (i = 0; i < b->nr_latencies && i < BENCH_MAX_LATENCIES; i++) {
+		lat.v[i] = malloc(MAX_LATENCIES * sizeof(double));
+		if (!lat.v[i])
+			return -ENOMEM;
+		memset(lat.v[i], 0, MAX_LATENCIES * sizeof(double));
+	}
+	return 0;
+}
+
+static void latencies_free(void)
+{
+	int i;
+
+	for (i = 0; i < BENCH_MAX_LATENCIES; i++)
+		free(lat.v[i]);
+	memset(&lat, 0, sizeof(lat));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile @p (0 < p <= 100) of the sorted @v[@n]. */
+static double percentile(const double *v, long n, double p)
+{
+	long rank = (long)ceil(p / 100 * n);
+
+	return n ? v[rank > 0 ? rank - 1 : 0] : 0;
+}
+
+/*
+ * Each timed operation as median, p90 and max over the measured seconds,
+ * with its count: a diagnostic line each, and the document's "latency".
+ * Also the check that every operation was timed at least once.
+ */
+static json_t *latencies_report(const struct bench *b)
+{
+	json_t *arr = json_array();
+	char counts[256] = "";
+	int i, n = 0;
+	bool all = true;
+
+	for (i = 0; i < b->nr_latencies; i++) {
+		const struct bench_metric *l = &b->latencies[i];
+		long k = lat.kept[i];
+		double *v = lat.v[i], median, p90, max, mean = 0;
+		long j;
+
+		qsort(v, k, sizeof(*v), cmp_double);
+		for (j = 0; j < k; j++)
+			mean += v[j] / k;
+		median = !k ? 0 : k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+		p90 = percentile(v, k, 90);
+		max = k ? v[k - 1] : 0;
+		if (k < lat.seen[i])
+			ktap_diag("%s: %s: %ld timings, the first %ld kept", b->name, l->label,
+				  lat.seen[i], k);
+		ktap_diag("%s: latency %s: median %.1f us, p90 %.1f us, max %.1f us, %ld samples",
+			  b->name, l->label, median, p90, max, lat.seen[i]);
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:I, s:I}",
+				      "name", l->name, "label", l->label, "min_us", k ? v[0] : 0,
+				      "median_us", median, "p90_us", p90, "max_us", max,
+				      "mean_us", mean, "samples", (json_int_t)lat.seen[i],
+				      "kept", (json_int_t)k));
+		n += snprintf(counts + n, sizeof(counts) - n, "%s%s %ld", i ? ", " : "", l->name,
+			      lat.seen[i]);
+		all &= lat.seen[i] > 0;
+	}
+	bench_check(all, "every_operation_timed", "timings over the measured seconds: %s", counts);
+	return arr;
+}
+
 /* --- running one benchmark ----------------------------------------------- */
 
 struct producer {
@@ -390,10 +501,18 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 		env.producers = BENCH_MAX_PRODUCERS;
 	json_object_set_new(doc, "env", env_json(forced));
 
+	if (latencies_alloc(b)) {
+		bench_fail("no memory for %d x %d timings", b->nr_latencies, MAX_LATENCIES);
+		snprintf(reason, reason_len, "%s", cur.first_error);
+		latencies_free();
+		res = RESULT_FAIL;
+		goto out;
+	}
 	snprintf(cgroup, sizeof(cgroup), "kit-bench-%s-%d", b->name, getpid());
 	if (memcg_enter(cgroup)) {
 		bench_fail("cannot enter memory cgroup %s/%s", CGROUP_ROOT, cgroup);
 		snprintf(reason, reason_len, "%s", cur.first_error);
+		latencies_free();
 		res = RESULT_FAIL;
 		goto out;
 	}
@@ -405,6 +524,7 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 		snprintf(reason, reason_len, "setup: %s", cur.first_error);
 		memcg_leave(cgroup);
 		json_decref(ma_before);
+		latencies_free();
 		res = RESULT_FAIL;
 		goto out;
 	}
@@ -419,6 +539,8 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 		double t, secs, cur_mem;
 		json_t *js;
 
+		/* Timings of this second count once the warm-up is over. */
+		__atomic_store_n(&lat.measuring, i >= env.warmup, __ATOMIC_RELAXED);
 		sleep_until(start + i + 1);
 		t = now();
 		secs = t - prev;
@@ -448,11 +570,15 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 		json_array_append_new(samples, js);
 		kept++;
 	}
+	__atomic_store_n(&lat.measuring, false, __ATOMIC_RELAXED);
 	stop_producers(producers, nr_producers);
 	peak = MiB(memcg_peak());
 
 	if (b->check)
 		b->check();
+	if (b->nr_latencies)
+		json_object_set_new(doc, "latency", latencies_report(b));
+	latencies_free();
 	check_memory(mem, kept, peak);
 	b->teardown();
 	json_object_set_new(doc, "allocator_counters", ma_counters_delta(ma_before, ma_counters()));

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #define BENCH_MAX_METRICS	4
+#define BENCH_MAX_LATENCIES	4
 #define BENCH_MAX_PRODUCERS	64
 
 struct bench_env {
@@ -53,6 +54,13 @@ struct bench {
 	const char *about;	/* one line: what the workload does here */
 	struct bench_metric metrics[BENCH_MAX_METRICS];
 	int nr_metrics;
+	/*
+	 * Operations the benchmark times one by one (bench_latency()): the
+	 * runner keeps the measured seconds' values and reports each as
+	 * median, p90, max and count, in microseconds (the unit is unused).
+	 */
+	struct bench_metric latencies[BENCH_MAX_LATENCIES];
+	int nr_latencies;
 	int repeat;		/* default program runs per BPF_PROG_TEST_RUN */
 
 	/* NULL when the workload can run here, else why not (a skip). */
@@ -91,6 +99,13 @@ void bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int bench_test_run(struct bpf_program *prog, __u32 producer, int repeat);
 
+/*
+ * One timing of the running benchmark's operation @i (its latencies[i]),
+ * @us microseconds: kept only while the runner measures (not in the
+ * warm-up), from any producer.
+ */
+void bench_latency(int i, double us);
+
 /* Program runs per BPF_PROG_TEST_RUN for this benchmark (-r or its default). */
 int bench_repeat(void);
 
@@ -120,5 +135,6 @@ extern const struct bench bench_hash_kmalloc;
 extern const struct bench bench_hash_prealloc;
 extern const struct bench bench_hash_full_update;
 extern const struct bench bench_percpu_alloc_free;
+extern const struct bench bench_rcu_gp;
 
 #endif /* KIT_BENCH_H */

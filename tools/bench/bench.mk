@@ -7,13 +7,22 @@
 # bench-report, scripts/bench) boots each variant's kernel, interleaving
 # variants round by round, and writes results/<date>/.
 
-# Variants to compare, the first being the baseline of the ratios; 'all'
-# is every known variant, base first.
+# Variants of BASE to compare, the first being the baseline of the
+# ratios; 'all' is every known variant, base first.  Each in FLAVOR, or
+# in the base and flavor it names as TEST_RUNS do, VARIANT[@BASE][:FLAVOR]:
+# VARIANTS='base base:preempt', VARIANTS='base base@6.12 base@6.12:preempt'.
+# Entries of another base are checked by scripts/bench (make print-kernel).
 VARIANTS ?= base reuse-after-gp
 BENCH_VARIANTS := $(if $(filter all,$(VARIANTS)),base $(filter-out base,$(KNOWN_VARIANTS)),$(VARIANTS))
+BENCH_THIS_BASE := $(foreach v,$(BENCH_VARIANTS),$(if $(findstring @,$(v)),,$(v)))
+BENCH_VARIANT_NAMES := $(foreach v,$(BENCH_THIS_BASE),$(firstword $(subst :, ,$(v))))
+BENCH_FLAVORS := $(foreach v,$(BENCH_THIS_BASE),$(word 2,$(subst :, ,$(v))))
 ifneq ($(filter bench,$(MAKECMDGOALS)),)
-ifneq ($(filter-out $(KNOWN_VARIANTS),$(BENCH_VARIANTS)),)
-$(error unknown variant(s) in VARIANTS: $(filter-out $(KNOWN_VARIANTS),$(BENCH_VARIANTS)); known variants: $(KNOWN_VARIANTS), or VARIANTS=all (make variants))
+ifneq ($(filter-out $(KNOWN_VARIANTS),$(BENCH_VARIANT_NAMES)),)
+$(error unknown variant(s) in VARIANTS: $(filter-out $(KNOWN_VARIANTS),$(BENCH_VARIANT_NAMES)); known variants: $(KNOWN_VARIANTS) (base $(BASE)), or VARIANTS=all (make variants))
+endif
+ifneq ($(filter-out $(FLAVORS),$(BENCH_FLAVORS)),)
+$(error unknown flavor(s) in VARIANTS: $(filter-out $(FLAVORS),$(BENCH_FLAVORS)); known flavors: $(FLAVORS) (base $(BASE)))
 endif
 endif
 # Benchmarks: comma-separated globs of their names (make bench-list).
@@ -48,7 +57,8 @@ IMAGE_BINS += $(BENCH_BIN)
 
 # Kernels are not built here: scripts/bench names the command when one is missing.
 bench: $(IMAGE) $(BENCH_BIN) $(BENCH_REPORT)
-	scripts/bench --variants '$(BENCH_VARIANTS)' --bench '$(BENCH)' --args '$(BENCH_ARGS)' \
+	scripts/bench --variants '$(BENCH_VARIANTS)' --base '$(BASE)' --flavor '$(FLAVOR)' \
+		--bench '$(BENCH)' --args '$(BENCH_ARGS)' \
 		--rounds '$(BENCH_ROUNDS)' --mem '$(BENCH_MEM)' --out '$(BENCH_OUT)'
 
 bench-list: $(BENCH_BIN)
@@ -58,7 +68,8 @@ bench-help:
 	@echo '  bench        boot each of VARIANTS BENCH_ROUNDS times (interleaved), run the benchmarks'
 	@echo '               (tools/bench), write $(BENCH_OUT)/<date>/: JSON, tables (seed 003 and 002 style), chart'
 	@echo '  bench-list   the benchmarks and the options of the bench program'
-	@echo '  VARIANTS="$(VARIANTS)"  variants make bench compares (the first is the baseline), or all'
+	@echo '  VARIANTS="$(VARIANTS)"  variants of BASE make bench compares (the first is the baseline), or all;'
+	@echo '               each in FLAVOR, or VARIANT[@BASE][:FLAVOR] (VARIANTS="base base@6.12 base@6.12:preempt")'
 	@echo '  BENCH=$(BENCH)  BENCH_ARGS="$(BENCH_ARGS)"  BENCH_ROUNDS=$(BENCH_ROUNDS)  BENCH_MEM=$(BENCH_MEM)'
 	@echo '               workloads (globs), bench options (e.g. "-w 1 -d 5"), boots per variant, guest memory'
 

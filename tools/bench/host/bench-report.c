@@ -7,7 +7,8 @@
  *   bench-report merge OUT.json [--config KEY=VALUE]... --run VARIANT:ROUND:RUNDIR...
  *	every run's documents and a summary per benchmark and variant
  *	(samples of all rounds pooled), written to OUT.json whole or not
- *	at all (a temporary file renamed over it)
+ *	at all (a temporary file renamed over it); VARIANT may name a
+ *	flavor after a colon of its own (base:preempt:1:logs/...)
  *   bench-report table RESULTS.json
  *	the summary as markdown: one row per workload, one column group
  *	per variant, then the ratio of each other variant to the first
@@ -20,6 +21,10 @@
  *   bench-report plot RESULTS.json PNG
  *	a gnuplot script drawing PNG: throughput relative to the first
  *	variant, and peak memory
+ *   bench-report latency RESULTS.json
+ *	each timed operation of each run (the documents' "latency", rcu_gp):
+ *	median, p90 and max in microseconds and the number of timings, one
+ *	row per variant, round and operation (percentiles are not pooled)
  *   bench-report status RESULTS.json
  *	"VARIANT ROUND BENCH STATUS" per run and benchmark
  *
@@ -339,9 +344,15 @@ static int cmd_merge(int argc, char **argv)
 			*eq = '\0';
 			json_object_set_new(config, arg, json_string(eq + 1));
 		} else if (!strcmp(argv[a], "--run")) {
-			c1 = strchr(arg, ':');
-			c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-			if (!c2)
+			/* From the right: a variant may carry its flavor after a colon. */
+			c1 = NULL;
+			c2 = strrchr(arg, ':');
+			if (c2) {
+				*c2 = '\0';
+				c1 = strrchr(arg, ':');
+				*c2 = ':';
+			}
+			if (!c1 || c1 == arg)
 				die("--run %s: not VARIANT:ROUND:RUNDIR", arg);
 			*c1 = *c2 = '\0';
 			snprintf(console, sizeof(console), "%s/console.log", c2 + 1);
@@ -738,6 +749,31 @@ static int cmd_percpu(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_latency(int argc, char **argv)
+{
+	json_t *res = load_results(argc, argv, "latency"), *run, *doc, *l;
+	size_t i, j, k;
+	int rows = 0;
+
+	printf("| variant | round | operation | median (us) | p90 (us) | max (us) | samples |\n");
+	printf("| -- | --: | -- | --: | --: | --: | --: |\n");
+	json_array_foreach(json_object_get(res, "runs"), i, run)
+		json_array_foreach(json_object_get(run, "benchs"), j, doc)
+			json_array_foreach(json_object_get(doc, "latency"), k, l) {
+				rows++;
+				printf("| %s | %d | %s | %.1f | %.1f | %.1f | %lld |\n",
+				       str(run, "variant"),
+				       (int)json_integer_value(json_object_get(run, "round")),
+				       str(l, "label"), num(l, "median_us"), num(l, "p90_us"),
+				       num(l, "max_us"),
+				       (long long)json_integer_value(json_object_get(l, "samples")));
+			}
+	json_decref(res);
+	if (!rows)
+		die("%s has no timed operations (rcu_gp left out by BENCH=?)", argv[0]);
+	return 0;
+}
+
 /* --- plot --------------------------------------------------------------------- */
 
 /* A gnuplot string: double quotes, with " and \\ escaped. */
@@ -924,8 +960,10 @@ int main(int argc, char **argv)
 		return cmd_percpu(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "plot"))
 		return cmd_plot(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "latency"))
+		return cmd_latency(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "status"))
 		return cmd_status(argc - 2, argv + 2);
-	fprintf(stderr, "usage: bench-report extract|merge|table|flavours|percpu|plot|status ...\n");
+	fprintf(stderr, "usage: bench-report extract|merge|table|flavours|percpu|latency|plot|status ...\n");
 	return 2;
 }
