@@ -162,13 +162,16 @@ $(DEPS_STAMP): scripts/deps
 # its build directories: a second command waits for the first.
 LOCK = scripts/with-lock $(SRC).lock
 
+# The steps print Kbuild-style lines of their own; V=1 shows the commands.
+Q := $(if $(filter 1,$(V)),,@)
+
 $(SRC_STAMP): | $(DEPS_STAMP)
-	UML_PATCHES=$(UML_PATCHES) UML_PATCH_DIR=$(UML_PATCH_DIR) TARBALL=$(BASE_TARBALL) \
+	$(Q)UML_PATCHES=$(UML_PATCHES) UML_PATCH_DIR=$(UML_PATCH_DIR) TARBALL=$(BASE_TARBALL) \
 		$(LOCK) kernel/prepare-source $(VARIANT) $(SRC) $(KERNEL_SRC)
 	@mkdir -p $(@D) && rm -f $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-* && touch $@
 
 $(CONFIG_STAMP): $(SRC_STAMP)
-	$(LOCK) uml/configure $(SRC) $(OBJ_DIR) $(FRAGMENTS)
+	$(Q)$(LOCK) uml/configure $(SRC) $(OBJ_DIR) $(FRAGMENTS)
 	@[ -L $(OBJ) ] || rm -rf $(OBJ)
 	@ln -sfn src/$(VARIANT)$(BASE_TAG)/.build-$(FLAVOR) $(OBJ)
 	@rm -f $(STAMPS)/config-$(VARIANT)-$(FLAVOR)$(BASE_TAG)-* && touch $@
