@@ -7,9 +7,7 @@
 # so that unpacking it takes long enough to be interrupted.
 slow_kit() {
 	mkdir -p kit/kernel/patches/v kit/uml/patches/6.1 tree/kernel/bpf
-	mkdir -p kit/scripts
-	cp "$KIT/kernel/prepare-source" kit/kernel/
-	cp "$KIT/scripts/need-space" kit/scripts/
+	copy_prepare_source
 	: >kit/uml/patches/6.1/series
 	: >kit/kernel/patches/v/series
 	printf 'kernelversion:\n\t@echo 6.1.0-fake\n' >tree/Makefile
@@ -219,9 +217,8 @@ STEPS
 
 # mini_kit: a kit in $T whose variant v has one patch of tree/a.c.
 mini_kit() {
-	mkdir -p kit/kernel/patches/v kit/uml/patches/6.1 kit/scripts tree/kernel/bpf
-	cp "$KIT/kernel/prepare-source" kit/kernel/
-	cp "$KIT/scripts/need-space" kit/scripts/
+	mkdir -p kit/kernel/patches/v kit/uml/patches/6.1 tree/kernel/bpf
+	copy_prepare_source
 	: >kit/uml/patches/6.1/series
 	echo 0001-a.patch >kit/kernel/patches/v/series
 	printf 'kernelversion:\n\t@echo 6.1.0-fake\n' >tree/Makefile

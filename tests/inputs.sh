@@ -47,7 +47,7 @@ test_missing_kernel_src() {
 # and a two-file "kernel tree" to patch.
 fake_kit() {
 	mkdir -p kit/kernel/patches/bad kit/uml/patches/6.1 tree/kernel/bpf
-	cp "$KIT/kernel/prepare-source" kit/kernel/
+	copy_prepare_source
 	: >kit/uml/patches/6.1/series
 	printf 'kernelversion:\n\t@echo 6.1.0-fake\n' >tree/Makefile
 	printf 'int a;\nint b;\n' >tree/kernel/bpf/memalloc.c

@@ -80,3 +80,11 @@ expect_kunit_parses() {
 	expect_match "$1.parsed" 'Testing complete\. Ran [0-9]+ tests'
 	expect_no_match "$1.parsed" 'ERROR|could not find|invalid KTAP'
 }
+
+# A kit of its own in $T/kit for the cases that run prepare-source on a
+# made-up tree: the script and what it calls.
+copy_prepare_source() {
+	mkdir -p kit/kernel kit/scripts
+	cp "$KIT/kernel/prepare-source" kit/kernel/
+	cp "$KIT/scripts/need-space" kit/scripts/
+}

@@ -42,7 +42,7 @@ test_every_series_resolves() {
 # and a tree whose file each patch changes one line of.
 composed_kit() {
 	mkdir -p kit/kernel/patches/a kit/kernel/patches/b kit/uml/patches/6.1 tree/kernel
-	cp "$KIT/kernel/prepare-source" kit/kernel/
+	copy_prepare_source
 	: >kit/uml/patches/6.1/series
 	printf 'kernelversion:\n\t@echo 6.1.0-fake\n' >tree/Makefile
 	printf 'one\ntwo\n' >tree/f
