@@ -282,6 +282,7 @@ static enum ktap_result update_delete(enum bpf_map_type type, __u32 value_size)
 	const char *name = type == BPF_MAP_TYPE_HASH ? "hash" : "percpu_hash";
 	struct htab *skel = htab_open(&p);
 	void *val = calloc(1, htab_value_buf_size(&p));
+	unsigned long long nomem = 0;
 	__u32 key;
 	int fd;
 
@@ -295,9 +296,28 @@ static enum ktap_result update_delete(enum bpf_map_type type, __u32 value_size)
 		    name, value_size, (unsigned long long)skel->bss->updates_ok,
 		    (unsigned long long)skel->bss->updates_nomem,
 		    (unsigned long long)skel->bss->updates_other_err);
-	for (key = 64; key < 128; key++)
-		KTAP_EXPECT(!bpf_map_update_elem(fd, &key, val, BPF_NOEXIST),
-			    "%s value_size %u: update %u: %s", name, value_size, key, strerror(errno));
+	for (key = 64; key < 128; key++) {
+		int tries = 0;
+
+		/*
+		 * As in fill_and_drop(): a per-cpu value comes from the percpu
+		 * allocator's pages populated in advance by its workqueue, which
+		 * a burst of syscalls can outrun (seen on free-after-gp and
+		 * percpu-marks under load: "update 88: Cannot allocate
+		 * memory").  Back off a millisecond so that it runs, count it,
+		 * and fail if 100 tries do not get the element.
+		 */
+		while (bpf_map_update_elem(fd, &key, val, BPF_NOEXIST)) {
+			KTAP_EXPECT(errno == ENOMEM && type == BPF_MAP_TYPE_PERCPU_HASH && tries < 100,
+				    "%s value_size %u: update %u: %s (%d retries)", name,
+				    value_size, key, strerror(errno), tries);
+			tries++;
+			nomem++;
+			usleep(1000);
+		}
+	}
+	if (nomem)
+		ktap_diag("%s value_size %u: %llu -ENOMEM retried after 1 ms", name, value_size, nomem);
 	/* BPF deletes 0..63 (PCPU_BURST at a time is enough), user space 64..127. */
 	while (skel->bss->deletes_ok < 64) {
 		__u64 before = skel->bss->deletes_ok;
