@@ -74,4 +74,4 @@ bench-help:
 	@echo '               workloads (globs), bench options (e.g. "-w 1 -d 5"), boots per variant, guest memory'
 
 # tests/bench.sh checks the host tool and the guest program: build them first.
-test test-host: $(BENCH_REPORT) $(BENCH_BIN)
+test test-matrix test-host: $(BENCH_REPORT) $(BENCH_BIN)
