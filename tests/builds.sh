@@ -20,15 +20,22 @@ slow_kit() {
 	done
 }
 
-# interrupt_after SECONDS COMMAND...: run COMMAND, SIGINT it after SECONDS
-interrupt_after() {
+# ctrl_c_after SECONDS COMMAND...: run COMMAND as its own process group, as a
+# terminal's foreground job is, and Ctrl-C the group after SECONDS.
+ctrl_c_after() {
 	s=$1
 	shift
-	"$@" >/dev/null 2>&1 &
+	setsid env --default-signal=INT "$@" >>interrupted.out 2>&1 &
 	pid=$!
 	sleep "$s"
-	kill -INT "$pid" 2>/dev/null || true
+	kill -INT -- "-$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
+	# Nothing of the group may outlive the Ctrl-C.
+	for _ in $(seq 50); do
+		pgrep -g "$pid" >/dev/null || return 0
+		sleep 0.1
+	done
+	fail "processes of the interrupted command left: $(pgrep -ag "$pid" | head -n 3 | tr '\n' ' ')"
 }
 
 test_second_build_recompiles_nothing() {
@@ -60,7 +67,7 @@ test_interrupted_prepare_source_keeps_the_old_tree() {
 	kit/kernel/prepare-source v "$T/src/v" "$T/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
 	echo old >"$T/src/v/marker"
 	for s in 0.1 0.3 0.6; do
-		interrupt_after "$s" kit/kernel/prepare-source v "$T/src/v" "$T/tree"
+		ctrl_c_after "$s" kit/kernel/prepare-source v "$T/src/v" "$T/tree"
 		# Either the old tree or a whole new one, never half of one.
 		[ -f "$T/src/v/Makefile" ] || fail "interrupted after $s s: no tree at src/v"
 		[ "$(find "$T/src/v" -type f | wc -l)" -ge 4002 ] || fail "interrupted after $s s: a partial tree"
@@ -75,7 +82,7 @@ test_interrupted_mkimage_keeps_the_old_image() {
 	"$KIT/rootfs/mkimage" img /bin/busybox usr/share/x="big" >out 2>&1 || fail "mkimage: $(cat out)"
 	cp img img.before
 	for s in 0.05 0.2 0.4; do
-		interrupt_after "$s" "$KIT/rootfs/mkimage" img /bin/busybox usr/share/x="big big2"
+		ctrl_c_after "$s" "$KIT/rootfs/mkimage" img /bin/busybox usr/share/x="big big2"
 		cmp -s img img.before || {
 			# It may have finished: then the image is whole and new.
 			e2fsck -fn img >/dev/null 2>&1 || fail "interrupted after $s s: a broken image"
@@ -83,24 +90,6 @@ test_interrupted_mkimage_keeps_the_old_image() {
 		}
 		[ ! -e img.tmp ] || fail "interrupted after $s s: img.tmp left behind"
 	done
-}
-
-# ctrl_c_after SECONDS COMMAND...: run COMMAND as its own process group, as a
-# terminal's foreground job is, and Ctrl-C the group after SECONDS.
-ctrl_c_after() {
-	s=$1
-	shift
-	setsid env --default-signal=INT "$@" >>interrupted.out 2>&1 &
-	pid=$!
-	sleep "$s"
-	kill -INT -- "-$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-	# Nothing of the group may outlive the Ctrl-C.
-	for _ in $(seq 50); do
-		pgrep -g "$pid" >/dev/null || return 0
-		sleep 0.1
-	done
-	fail "processes of the interrupted command left: $(pgrep -ag "$pid" | head -n 3 | tr '\n' ' ')"
 }
 
 test_kernel_build_interrupted_then_resumed() {
