@@ -257,4 +257,11 @@ test_sum_adds_every_run() {
 	"$JUDGE" --sum "$r" missing-dir >out || rc=$?
 	[ $rc -eq 1 ] || fail "a run without results added up to a pass"
 	expect_match out '^FAIL  missing-dir: no results'
+	# The total names the failed case of a failed run, and where it ran.
+	r3=$(fixture_run reuse-base reuse-after-gp 1)
+	"$KIT/tools/report/verdict" "$r3" >/dev/null || true
+	rc=0
+	"$JUDGE" --sum "$r" "$r3" >out || rc=$?
+	[ $rc -eq 1 ] || fail "a failed run added up to a pass"
+	expect_match out "^FAIL  $r3: reuse.no_immediate_reuse"
 }

@@ -27,8 +27,9 @@
  *     --problem TEXT      a finding of the caller (a splat on the console);
  *                         each counts as one failure
  *   judge --sum DIR...    add up the results.json of judged runs and print
- *                         the total line; a directory without one is a
- *                         failure
+ *                         the total line, after each failed run's FAIL
+ *                         and XPASS cases and problems; a directory
+ *                         without results.json is a failure
  *
  * With KIT_RESULTS_LIST set, a judged run appends its --out directory to
  * that file: make test (tests/run-all) adds them up at the end.
@@ -810,7 +811,30 @@ static void print_summary(int passed, int failed, int skipped, int xfail, const 
 	puts(out);
 }
 
-/* judge --sum DIR...: the total of judged runs. */
+/*
+ * What made the judged run in @dir fail, a line each, so that the end of a
+ * long make test names the case without a search through its log.
+ */
+static void print_run_failures(const char *dir, json_t *root)
+{
+	json_t *c, *p;
+	size_t i;
+
+	json_array_foreach(json_object_get(root, "cases"), i, c) {
+		const char *outcome = json_string_value(json_object_get(c, "outcome"));
+		const char *note = json_string_value(json_object_get(c, "note"));
+
+		if (!outcome || (strcmp(outcome, "fail") && strcmp(outcome, "xpass")))
+			continue;
+		printf("%-5s %s: %s%s%s\n", strcmp(outcome, "fail") ? "XPASS" : "FAIL", dir,
+		       json_string_value(json_object_get(c, "name")),
+		       note ? ": " : "", note ? note : "");
+	}
+	json_array_foreach(json_object_get(root, "problems"), i, p)
+		printf("FAIL  %s: %s\n", dir, json_string_value(p));
+}
+
+/* judge --sum DIR...: the total of judged runs, after what failed in each. */
 static int sum(int argc, char **argv)
 {
 	long passed = 0, failed = 0, skipped = 0, xfail = 0;
@@ -830,6 +854,8 @@ static int sum(int argc, char **argv)
 			failed += json_integer_value(json_object_get(root, "failed"));
 			skipped += json_integer_value(json_object_get(root, "skipped"));
 			xfail += json_integer_value(json_object_get(root, "xfail"));
+			if (json_integer_value(json_object_get(root, "failed")))
+				print_run_failures(argv[i], root);
 			json_decref(root);
 		}
 		free(path);
