@@ -176,11 +176,14 @@ $(CONFIG_STAMP): $(SRC_STAMP)
 	@ln -sfn src/$(VARIANT)$(BASE_TAG)/.build-$(FLAVOR) $(OBJ)
 	@rm -f $(STAMPS)/config-$(VARIANT)-$(FLAVOR)$(BASE_TAG)-* && touch $@
 
-# Kbuild knows which objects are stale; always ask it.  The default
-# build is also ./linux, so `./linux ubd0=rootfs.img` needs no wrapper.
+# Kbuild knows which objects are stale; ask it unless nothing it reads
+# changed since its last good run began (scripts/kernel-is-current: its
+# own walk of an up-to-date tree takes seconds).  The default build is
+# also ./linux, so `./linux ubd0=rootfs.img` needs no wrapper.
 $(KERNEL): $(CONFIG_STAMP) FORCE
-	@echo "  KERNEL  $(OBJ) ($(VARIANT), $(FLAVOR))"
-	+@$(LOCK) scripts/kbuild-progress $(OBJ_DIR) $(KMAKE) $(if $(filter 1,$(V)),V=1,-s) linux scripts_gdb
+	+@scripts/kernel-is-current $@ $(SRC) $(OBJ_DIR) || { \
+		echo "  KERNEL  $(OBJ) ($(VARIANT), $(FLAVOR))"; \
+		$(LOCK) scripts/kbuild-progress $(OBJ_DIR) $(KMAKE) $(if $(filter 1,$(V)),V=1,-s) linux scripts_gdb; }
 ifeq ($(VARIANT)-$(FLAVOR)$(BASE_TAG),$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR))
 	@ln -sfn $(OBJ)/linux linux
 endif

@@ -51,6 +51,35 @@ test_second_build_recompiles_nothing() {
 	[ ! -s rebuilt ] || fail "a second make kernel recompiled $(wc -l <rebuilt) objects: $(head -n 3 rebuilt | tr '\n' ' ')"
 }
 
+# kbuild-progress marks the start of each good Kbuild run of a directory.
+kbuild_ran_since() {
+	[ "$1/.kit-built" -nt "$2" ]
+}
+
+test_current_kernel_skips_kbuild_and_edits_do_not() {
+	k=$(kernel reuse-after-gp default) || exit $?
+	obj=$(cd -P "$(dirname "$k")" && pwd)
+	src=$(cd -P "$obj/.." && pwd)
+	make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
+	touch stamp
+	sleep 1
+	make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
+	! kbuild_ran_since "$obj" stamp || fail "Kbuild ran for a kernel newer than its tree"
+	# What Kbuild reads, changed: a file of the tree, then the .config;
+	# after Kbuild has seen the change, the next make skips it again.
+	for f in "$src/include/linux/bpf_mem_alloc.h" "$obj/.config"; do
+		touch stamp
+		sleep 1
+		touch "$f"
+		make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
+		kbuild_ran_since "$obj" stamp || fail "Kbuild did not run after $f changed"
+		touch stamp
+		sleep 1
+		make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
+		! kbuild_ran_since "$obj" stamp || fail "Kbuild ran again after it had built $f's change"
+	done
+}
+
 test_lock_makes_the_second_command_wait() {
 	"$KIT/scripts/with-lock" "$T/tree.lock" sh -c 'echo first-start >>order; sleep 2; echo first-end >>order' &
 	first=$!
