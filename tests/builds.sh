@@ -38,14 +38,30 @@ ctrl_c_after() {
 	fail "processes of the interrupted command left: $(pgrep -ag "$pid" | head -n 3 | tr '\n' ' ')"
 }
 
-test_second_build_recompiles_nothing() {
+# The default kernel (reuse-after-gp, default flavor) as $k, its build
+# directory as $obj and its tree as $src; the case skips if it is not built.
+use_default_kernel() {
 	k=$(kernel reuse-after-gp default) || exit $?
 	obj=$(cd -P "$(dirname "$k")" && pwd)
-	# The first make brings the build up to date with the kit as it is.
-	make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
+	src=$(cd -P "$obj/.." && pwd)
+}
+
+make_kernel() {
+	make -s -C "$KIT" kernel >out 2>&1 || fail "${1:-make kernel} failed: $(tail -n 3 out)"
+}
+
+# A mark that whatever is written next is newer than.
+mark() {
 	touch stamp
 	sleep 1
-	make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
+}
+
+test_second_build_recompiles_nothing() {
+	use_default_kernel
+	# The first make brings the build up to date with the kit as it is.
+	make_kernel
+	mark
+	make_kernel
 	# Objects of the kernel's files; the link's own .tmp_* are redone.
 	find "$obj/" -name '*.o' ! -name '.tmp_*' -newer stamp >rebuilt
 	[ ! -s rebuilt ] || fail "a second make kernel recompiled $(wc -l <rebuilt) objects: $(head -n 3 rebuilt | tr '\n' ' ')"
@@ -57,25 +73,20 @@ kbuild_ran_since() {
 }
 
 test_current_kernel_skips_kbuild_and_edits_do_not() {
-	k=$(kernel reuse-after-gp default) || exit $?
-	obj=$(cd -P "$(dirname "$k")" && pwd)
-	src=$(cd -P "$obj/.." && pwd)
-	make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
-	touch stamp
-	sleep 1
-	make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
+	use_default_kernel
+	make_kernel
+	mark
+	make_kernel
 	! kbuild_ran_since "$obj" stamp || fail "Kbuild ran for a kernel newer than its tree"
 	# What Kbuild reads, changed: a file of the tree, then the .config;
 	# after Kbuild has seen the change, the next make skips it again.
 	for f in "$src/include/linux/bpf_mem_alloc.h" "$obj/.config"; do
-		touch stamp
-		sleep 1
+		mark
 		touch "$f"
-		make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
+		make_kernel
 		kbuild_ran_since "$obj" stamp || fail "Kbuild did not run after $f changed"
-		touch stamp
-		sleep 1
-		make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
+		mark
+		make_kernel
 		! kbuild_ran_since "$obj" stamp || fail "Kbuild ran again after it had built $f's change"
 	done
 }
@@ -122,12 +133,9 @@ test_interrupted_mkimage_keeps_the_old_image() {
 }
 
 test_kernel_build_interrupted_then_resumed() {
-	k=$(kernel reuse-after-gp default) || exit $?
-	obj=$(cd -P "$(dirname "$k")" && pwd)
-	src=$(cd -P "$obj/.." && pwd)
-	make -s -C "$KIT" kernel >out 2>&1 || fail "make kernel failed: $(tail -n 3 out)"
-	touch stamp
-	sleep 1
+	use_default_kernel
+	make_kernel
+	mark
 	# An edit, then Ctrl-C while compiling it, then at a random point of
 	# the compile or the link (the failure names the point).
 	touch "$src/kernel/bpf/memalloc.c"
@@ -137,7 +145,7 @@ test_kernel_build_interrupted_then_resumed() {
 		[ ! -e "$k" ] || "$k" --version >/dev/null 2>&1 ||
 			fail "interrupted after $s s: $k is not a runnable kernel"
 	done
-	make -s -C "$KIT" kernel >out 2>&1 || fail "the resumed make kernel failed: $(tail -n 3 out)"
+	make_kernel "the resumed make kernel"
 	"$k" --version >version 2>&1 || fail "the resumed build's kernel does not run: $(cat version)"
 	# The resumed build compiled the edited file and nothing else of the
 	# tree (the link's own objects are always redone).
@@ -148,11 +156,9 @@ test_kernel_build_interrupted_then_resumed() {
 }
 
 test_two_make_runs_of_one_variant_both_pass() {
-	k=$(kernel reuse-after-gp default) || exit $?
-	obj=$(cd -P "$(dirname "$k")" && pwd)
+	use_default_kernel
 	make -s -C "$KIT" run T=htab_syscall LOGS="$T/warm" >warm.out 2>&1 || fail "make run failed: $(tail -n 3 warm.out)"
-	touch stamp
-	sleep 1
+	mark
 	make -s -C "$KIT" run T=htab_syscall LOGS="$T/logs" >first 2>&1 &
 	first=$!
 	make -s -C "$KIT" run T=htab_syscall LOGS="$T/logs" >second 2>&1 || fail "the second make run failed: $(tail -n 5 second)"
