@@ -205,7 +205,11 @@ include tools/upstream/upstream.mk
 FLAVOR_ARGS := $(shell sed 's/#.*//' $(wildcard uml/configs/$(FLAVOR).cmdline) /dev/null)
 # Who the run is, for the judge: each key apart, never a suffix of a name.
 RUN_ID = --variant $(VARIANT) --base $(KIT_BASE) --uml $(UML_PATCHES)
-RUN = uml/run --timeout $(TIMEOUT) --logdir $(LOGS) $(RUN_ID) $(if $(T),--tests '$(T)')
+# A slowed flavor (kit.slowdown=N in its .cmdline: KASAN, lockdep) gives
+# each suite N times its budget in the guest (rootfs/init.c), and the
+# whole run N times TIMEOUT here.
+SLOWDOWN := $(or $(lastword $(patsubst kit.slowdown=%,%,$(filter kit.slowdown=%,$(FLAVOR_ARGS)))),1)
+RUN = uml/run --timeout $$(($(TIMEOUT) * $(SLOWDOWN))) --logdir $(LOGS) $(RUN_ID) $(if $(T),--tests '$(T)')
 
 run: $(KERNEL) $(IMAGE) $(JUDGE) check-filter
 	$(RUN) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
@@ -215,8 +219,8 @@ shell: $(KERNEL) $(IMAGE)
 
 # A T= filter that matches no suite is a mistake, not an empty pass.
 .PHONY: check-filter
-check-filter: $(ROOTFS_SUITES_LIST)
-	@tools/report/check-filter '$(T)' $(ROOTFS_SUITES_LIST)
+check-filter: $(ROOTFS_SUITES_LIST) $(CHECK_FILTER)
+	@$(CHECK_FILTER) '$(T)' $(ROOTFS_SUITES_LIST)
 
 # --- tests ------------------------------------------------------------------
 
@@ -330,7 +334,7 @@ help:
 	@echo '  BASE=$(BASE)            base tree: $(KNOWN_BASES) (make bases), Debian'"'"'s linux-source-<base>'
 	@echo '  KERNEL_SRC=<tree>     base tree instead of the tarball (copied, never modified); its version picks BASE'
 	@echo '  T=<glob>[,<glob>]     run only suites (or suite.case) matching, e.g. T=reuse or T=irq_work.xdp_*'
-	@echo '  TIMEOUT=$(TIMEOUT)         seconds before a hung guest is killed'
+	@echo '  TIMEOUT=$(TIMEOUT)         seconds before a hung guest is killed (times the flavor'"'"'s kit.slowdown, here $(SLOWDOWN))'
 	@echo '  STRESS_SECONDS=$(STRESS_SECONDS)  length of each suite of make stress'
 	@echo '  UML_PATCHES=$(UML_PATCHES)     no: leave out uml/patches (stock ARCH=um, to compare)'
 	@echo '  JOBS=$(JOBS)             parallel kernel build jobs'

@@ -11,7 +11,10 @@
  *
  *   kit.t=GLOB[,GLOB...]  run the suites matching a glob; "suite.case"
  *                         globs also pick cases inside a suite
- *   kit.timeout=SECONDS   per-suite timeout (default 120)
+ *   kit.timeout=SECONDS   each suite's budget on an unslowed kernel (default 120)
+ *   kit.slowdown=FACTOR   how many times slower this kernel runs the suites
+ *                         (the flavor's, uml/configs/<flavor>.cmdline); a
+ *                         suite is killed after timeout x slowdown seconds
  *   kit.shell             start a busybox shell instead of the tests
  *   kit.run=DIR           run the programs of /usr/lib/kit/DIR instead of
  *                         the selftests (e.g. stress, bench)
@@ -39,16 +42,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "ktap.h"	/* KSFT_SKIP */
 
 #define PROGRAM_DIR	"/usr/lib/kit"
 #define MAX_SUITES	64
-#define MAX_GLOBS	16
 
 struct options {
-	char *globs[MAX_GLOBS];
-	int nr_globs;
+	const char *filter;	/* kit.t=, tools/lib/filter.h */
 	int timeout;
+	int slowdown;
 	bool shell;
 	char dir[256];
 };
@@ -107,6 +110,7 @@ static void parse_cmdline(struct options *opt)
 	FILE *f;
 
 	opt->timeout = 120;
+	opt->slowdown = 1;
 	snprintf(opt->dir, sizeof(opt->dir), "%s/selftests", PROGRAM_DIR);
 	f = fopen("/proc/cmdline", "r");
 	if (!f || !fgets(buf, sizeof(buf), f)) {
@@ -119,15 +123,15 @@ static void parse_cmdline(struct options *opt)
 
 	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
 		if (!strncmp(tok, "kit.t=", 6)) {
-			char *g, *gsave;
-
-			for (g = strtok_r(tok + 6, ",", &gsave); g && opt->nr_globs < MAX_GLOBS;
-			     g = strtok_r(NULL, ",", &gsave))
-				opt->globs[opt->nr_globs++] = g;
+			opt->filter = tok + 6;
 		} else if (!strncmp(tok, "kit.timeout=", 12)) {
 			opt->timeout = atoi(tok + 12);
 			if (opt->timeout <= 0)
 				opt->timeout = 120;
+		} else if (!strncmp(tok, "kit.slowdown=", 13)) {
+			opt->slowdown = atoi(tok + 13);
+			if (opt->slowdown <= 0)
+				opt->slowdown = 1;
 		} else if (!strcmp(tok, "kit.shell")) {
 			opt->shell = true;
 		} else if (!strncmp(tok, "kit.run=", 8) && !strchr(tok + 8, '/')) {
@@ -139,35 +143,6 @@ static void parse_cmdline(struct options *opt)
 			setenv(tok + 8, eq + 1, 1);
 		}
 	}
-}
-
-/*
- * A glob selects a suite when its part before the first '.' matches the
- * suite's name; the rest, if any, is handed to the suite as its case
- * filter (as kunit's filter_glob does for suite.test).
- */
-static bool suite_selected(const struct options *opt, const char *suite, const char **case_glob)
-{
-	char part[256];
-	int i;
-
-	*case_glob = NULL;
-	if (!opt->nr_globs)
-		return true;
-	for (i = 0; i < opt->nr_globs; i++) {
-		const char *dot = strchr(opt->globs[i], '.');
-		size_t len = dot ? (size_t)(dot - opt->globs[i]) : strlen(opt->globs[i]);
-
-		if (len >= sizeof(part))
-			continue;
-		memcpy(part, opt->globs[i], len);
-		part[len] = '\0';
-		if (!fnmatch(part, suite, 0)) {
-			*case_glob = dot ? dot + 1 : NULL;
-			return true;
-		}
-	}
-	return false;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -224,11 +199,20 @@ static void relay(int fd, char *line, size_t *len, size_t size, bool flush)
 
 enum outcome { PASSED, FAILED, SKIPPED, TIMED_OUT };
 
+static int ms_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int)((now.tv_sec - start->tv_sec) * 1000 +
+		     (now.tv_nsec - start->tv_nsec) / 1000000);
+}
+
 static enum outcome run_suite(const char *dir, const char *name, const char *case_glob,
-			      int timeout, int *status)
+			      int timeout, int *status, int *elapsed_ms)
 {
 	char path[512], line[4096];
-	struct timespec start, now;
+	struct timespec start;
 	size_t len = 0;
 	bool timed_out = false;
 	int pfd[2];
@@ -257,9 +241,7 @@ static enum outcome run_suite(const char *dir, const char *name, const char *cas
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
 		int left, r;
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = timeout * 1000 - (int)((now.tv_sec - start.tv_sec) * 1000 +
-					      (now.tv_nsec - start.tv_nsec) / 1000000);
+		left = timeout * 1000 - ms_since(&start);
 		if (left <= 0) {
 			timed_out = true;
 			kill(-pid, SIGKILL);
@@ -281,6 +263,7 @@ static enum outcome run_suite(const char *dir, const char *name, const char *cas
 	/* The suite's own children, if any, go with it. */
 	kill(-pid, SIGKILL);
 	waitpid(pid, status, 0);
+	*elapsed_ms = ms_since(&start);
 	if (timed_out)
 		return TIMED_OUT;
 	if (WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
@@ -292,22 +275,39 @@ static enum outcome run_suite(const char *dir, const char *name, const char *cas
 
 static int run_tests(const struct options *opt)
 {
-	const char *case_globs[MAX_SUITES];
+	static char case_filters[MAX_SUITES][1024];
 	char *names[MAX_SUITES], *chosen[MAX_SUITES];
 	int n, i, nr_chosen = 0, failed = 0;
+	int budget = opt->timeout * opt->slowdown;
 
 	n = list_suites(opt->dir, names);
 	for (i = 0; i < n; i++)
-		if (suite_selected(opt, names[i], &case_globs[nr_chosen]))
+		switch (filter_suite(opt->filter, names[i], case_filters[nr_chosen],
+				     sizeof(case_filters[0]))) {
+		case 1:
 			chosen[nr_chosen++] = names[i];
+			break;
+		case -1:
+			warn("kit.t=%s: the case filter of %s is too long", opt->filter, names[i]);
+			return 1;
+		}
 
 	printf("KTAP version 1\n1..%d\n", nr_chosen);
 	if (!nr_chosen)
 		warn("no suite matches the kit.t= filter");
 	for (i = 0; i < nr_chosen; i++) {
-		int status = 0;
+		int status = 0, ms = 0;
+		const char *cases = case_filters[i][0] ? case_filters[i] : NULL;
+		enum outcome o = run_suite(opt->dir, chosen[i], cases, budget, &status, &ms);
 
-		switch (run_suite(opt->dir, chosen[i], case_globs[i], opt->timeout, &status)) {
+		/*
+		 * Every suite's time against its budget, so that a slow
+		 * machine shows as a slow pass, and a budget that grows
+		 * tight shows before it is missed.
+		 */
+		printf("# %s: %d.%d s of a %d s budget\n", chosen[i], ms / 1000, ms % 1000 / 100,
+		       budget);
+		switch (o) {
 		case PASSED:
 			printf("ok %d %s\n", i + 1, chosen[i]);
 			break;
@@ -315,7 +315,7 @@ static int run_tests(const struct options *opt)
 			printf("ok %d %s # SKIP\n", i + 1, chosen[i]);
 			break;
 		case TIMED_OUT:
-			printf("not ok %d %s # timeout after %d s\n", i + 1, chosen[i], opt->timeout);
+			printf("not ok %d %s # timeout after %d s\n", i + 1, chosen[i], budget);
 			failed++;
 			break;
 		case FAILED:

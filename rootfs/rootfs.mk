@@ -51,10 +51,10 @@ $(R)/stress/%: tools/stress/%.c $(GUEST_LIB) $(wildcard tools/lib/*.h) $(SKELETO
 	@echo "  LD      $@"
 	@$(CC) $(GUEST_CFLAGS) $< $(GUEST_LIB) -o $@ $(GUEST_LDLIBS)
 
-$(R)/init: rootfs/init.c tools/lib/ktap.h | $(DEPS_STAMP)
+$(R)/init: rootfs/init.c tools/lib/filter.c tools/lib/ktap.h tools/lib/filter.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	@$(CC) -O2 -g -Wall -Wextra -Itools/lib -static $< -o $@
+	@$(CC) -O2 -g -Wall -Wextra -Itools/lib -static $< tools/lib/filter.c -o $@
 
 $(ROOTFS_SUITES_LIST): $(SUITE_BINS)
 	@printf '%s\n' $(SUITES) > $@

@@ -41,5 +41,13 @@ $(H)/judge $(H)/asan/judge: tools/report/judge.c | $(DEPS_STAMP)
 	@echo "  HOSTCC  $@"
 	@$(CC) $(HOST_CFLAGS) $(if $(findstring /asan/,$@),$(HOST_SANITIZE)) $< -o $@ -ljansson
 
+# make's check of a T= filter against an image's suites, in the grammar
+# of tools/lib/filter.c, the one init and the suites use.
+CHECK_FILTER := $(H)/check-filter
+$(CHECK_FILTER): tools/report/check-filter.c tools/lib/filter.c tools/lib/filter.h | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  HOSTCC  $@"
+	@$(CC) -O2 -g -Wall -Wextra -Itools/lib $< tools/lib/filter.c -o $@
+
 .PHONY: host-bins
-host-bins: $(HOST_BINS) $(JUDGE) $(H)/asan/judge
+host-bins: $(HOST_BINS) $(JUDGE) $(H)/asan/judge $(CHECK_FILTER)

@@ -94,10 +94,42 @@ test_series_names_missing_patch() {
 test_filter_matching_nothing() {
 	printf 'htab_syscall\nreuse\n' >suites
 	rc=0
-	"$KIT/tools/report/check-filter" 'reuse,nosuch*' suites >out 2>&1 || rc=$?
+	"$KIT/build/host/check-filter" 'reuse,nosuch*' suites >out 2>&1 || rc=$?
 	[ $rc -ne 0 ] || fail "check-filter accepted a glob that matches nothing"
 	expect_match out 'nosuch\* matches no test suite; suites are: htab_syscall reuse'
-	"$KIT/tools/report/check-filter" 'reuse.no_*,htab_*' suites || fail "good filter rejected"
+	"$KIT/build/host/check-filter" 'reuse.no_*,htab_*' suites || fail "good filter rejected"
+}
+
+# The one T= grammar (tools/lib/filter.c), as init hands a suite its
+# cases and as the suite and the judge select them: every glob that
+# names a suite adds its cases, a bare suite name selects them all.
+test_filter_grammar() {
+	cat >drv.c <<-'EOF'
+	#include <stdio.h>
+	#include "filter.h"
+	int main(int argc, char **argv)
+	{
+		char cases[256];
+		int r = filter_suite(argv[1], argv[2], cases, sizeof(cases));
+
+		printf("%d [%s] %d\n", r, r > 0 ? cases : "", filter_selects(argv[1], argv[2], argv[3]));
+		return 0;
+	}
+	EOF
+	cc -Wall -I"$KIT/tools/lib" drv.c "$KIT/tools/lib/filter.c" -o drv || fail "cannot build the driver"
+	check() {
+		got=$(./drv "$1" "$2" "$3")
+		[ "$got" = "$4" ] || fail "filter '$1', $2.$3: got '$got', expected '$4'"
+	}
+	check 'reuse.a*,reuse.b*' reuse b1 '1 [a*,b*] 1'
+	check 'reuse.a*,reuse.b*' reuse c1 '1 [a*,b*] 0'
+	check 'reuse.a*,reuse' reuse c1 '1 [] 1'
+	check 'htab_*,reuse.a*' reuse a1 '1 [a*] 1'
+	check 'htab_*' reuse a1 '0 [] 0'
+	check '' reuse a1 '1 [] 1'
+	check 'test_maps.!(*.map_parallel|*.map_stress)' test_maps test_maps.map_stress '1 [!(*.map_parallel|*.map_stress)] 0'
+	check 'test_maps.!(*.map_parallel|*.map_stress)' test_maps test_maps.map_large '1 [!(*.map_parallel|*.map_stress)] 1'
+	check '!(reuse)' htab_xdp x '1 [] 1'
 }
 
 test_missing_config_option_is_named() {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-#define _GNU_SOURCE	/* FNM_EXTMATCH */
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "filter.h"
 #include "ktap.h"
 
 static char skip_reason[256];
@@ -38,15 +38,6 @@ void ktap_skip_reason(const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * Case filters are shell globs with ksh's extended patterns, so that
- * "!(*.map_parallel|*.map_stress)" says "all but these" (make test runs
- * the upstream test_maps that way).
- */
-static bool case_selected(const char *case_glob, const char *name)
-{
-	return !case_glob || !fnmatch(case_glob, name, FNM_EXTMATCH);
-}
 
 int ktap_run_suite(const char *suite, const struct ktap_case *cases, size_t nr,
 		   const char *case_glob)
@@ -54,7 +45,7 @@ int ktap_run_suite(const char *suite, const struct ktap_case *cases, size_t nr,
 	size_t i, planned = 0, n = 0, failed = 0, skipped = 0;
 
 	for (i = 0; i < nr; i++)
-		if (case_selected(case_glob, cases[i].name))
+		if (filter_case(case_glob, cases[i].name))
 			planned++;
 
 	printf("KTAP version 1\n# Subtest: %s\n1..%zu\n", suite, planned);
@@ -65,15 +56,21 @@ int ktap_run_suite(const char *suite, const struct ktap_case *cases, size_t nr,
 	}
 
 	for (i = 0; i < nr; i++) {
+		struct timespec start, end;
 		enum ktap_result r;
 
-		if (!case_selected(case_glob, cases[i].name))
+		if (!filter_case(case_glob, cases[i].name))
 			continue;
 		skip_reason[0] = '\0';
 		current_case = &cases[i];
+		clock_gettime(CLOCK_MONOTONIC, &start);
 		r = cases[i].run();
+		clock_gettime(CLOCK_MONOTONIC, &end);
 		current_case = NULL;
 		n++;
+		/* Where a suite's time goes, case by case (init prints its total). */
+		ktap_diag("%s: %.1f s", cases[i].name, (end.tv_sec - start.tv_sec) +
+			  (end.tv_nsec - start.tv_nsec) / 1e9);
 		if (r == KTAP_PASS) {
 			printf("ok %zu %s\n", n, cases[i].name);
 		} else if (r == KTAP_SKIP) {

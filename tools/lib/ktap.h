@@ -46,7 +46,8 @@ const struct ktap_case *ktap_current_case(void);
 void ktap_skip_reason(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Run every case of @cases whose name matches @case_glob (all when NULL),
+ * Run every case of @cases that the case filter @case_glob selects (all
+ * when NULL; comma-separated globs, tools/lib/filter.h),
  * print KTAP and return the process exit code: 0 when nothing failed,
  * KSFT_SKIP (4) when every case was skipped, 1 otherwise.
  */

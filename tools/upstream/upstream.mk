@@ -62,7 +62,8 @@ $(UP)/gen/stamp: tools/upstream/gen-test-maps $(UP_DENYLIST) $(SRC_STAMP)
 	@tools/upstream/gen-test-maps $(UP_SELFTESTS) $(UP_DENYLIST) $(@D)
 	@touch $@
 
-UP_RUNNER := tools/upstream/child.c tools/upstream/child.h tools/lib/ktap.c tools/lib/ktap.h
+UP_RUNNER := tools/upstream/child.c tools/upstream/child.h tools/lib/ktap.c tools/lib/ktap.h \
+	tools/lib/filter.c tools/lib/filter.h
 
 $(UP)/bin/test_maps: tools/upstream/test_maps_ktap.c $(UP_RUNNER) \
 		$(UP)/gen/stamp $(UP)/libbpf/libbpf.a
@@ -138,8 +139,8 @@ $(UP_IMAGE): rootfs/mkimage $(R)/init $(UP_PROGS:%=$(UP)/bin/%) $(UP)/bpf/stamp 
 .PHONY: selftests-upstream upstream-image upstream-check-filter
 upstream-image: $(UP_IMAGE)
 
-upstream-check-filter: $(UP_SUITES_LIST)
-	@tools/report/check-filter '$(T)' $(UP_SUITES_LIST)
+upstream-check-filter: $(UP_SUITES_LIST) $(CHECK_FILTER)
+	@$(CHECK_FILTER) '$(T)' $(UP_SUITES_LIST)
 
 selftests-upstream: TIMEOUT := $(UPSTREAM_TIMEOUT)
 selftests-upstream: $(KERNEL) $(UP_IMAGE) $(JUDGE) upstream-check-filter

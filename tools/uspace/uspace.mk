@@ -24,7 +24,7 @@ US := $(BUILD)/uspace$(BASE_TAG)
 US_DIR := tools/uspace
 US_SHIM := $(US_DIR)/shim.c $(US_DIR)/rcu.c
 US_DEPS := $(US_SHIM) $(US_DIR)/memalloc_test.c $(wildcard $(US_DIR)/include/*.h \
-	$(US_DIR)/include/*/*.h) tools/lib/ktap.c tools/lib/ktap.h $(US_DIR)/uspace.mk
+	$(US_DIR)/include/*/*.h) tools/lib/ktap.c tools/lib/ktap.h tools/lib/filter.c tools/lib/filter.h $(US_DIR)/uspace.mk
 # The kernel builds with -Wno-maybe-uninitialized too; TSan ignores fences
 # (-Wtsan), which is why atomic_dec() is a release (uspace.h).
 US_WARN := -Wall -Wno-unused-parameter -Wno-unused-function -Wno-maybe-uninitialized
@@ -49,7 +49,7 @@ $(US)/$(1)/$(2)/memalloc_test: $(call us_src,$(1))/kernel/bpf/memalloc.c $(US_DE
 	@echo "  USPACE  $$@"
 	@$(call us_cc,$(1),$(2)) $(call us_src,$(1))/kernel/bpf/memalloc.c \
 		$(call us_src,$(1))/lib/llist.c $(US_SHIM) $(US_DIR)/memalloc_test.c \
-		tools/lib/ktap.c -o $$@ $(US_LIBS)
+		tools/lib/ktap.c tools/lib/filter.c -o $$@ $(US_LIBS)
 endef
 $(foreach v,$(USPACE_VARIANTS),$(foreach k,$(USPACE_KINDS) bench,$(eval $(call us_bin_rule,$(v),$(k)))))
 
