@@ -839,16 +839,15 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	libbpf_set_print(libbpf_print);
 	uname(&uts);
-	printf("KTAP version 1\n# Subtest: bench\n1..%d\n", planned + 1);
+	ktap_plan("bench", planned + 1);
 	ktap_diag("bench: kernel %s %s, %d CPU(s); -w %d -d %d -p %d%s%s", uts.release, uts.version,
 	     env.nr_cpus, env.warmup, env.duration, env.producers, env.affinity ? " -a" : "",
 	     env.force ? " -f" : "");
 	reason[0] = '\0';
 	if (check_sampler(reason, sizeof(reason)) == RESULT_OK) {
-		printf("ok %d %s\n", ++n, memory_sampler.name);
+		ktap_result(++n, memory_sampler.name, KTAP_PASS, NULL);
 	} else {
-		printf("# %s: %s\nnot ok %d %s\n", memory_sampler.name, reason, ++n,
-		       memory_sampler.name);
+		ktap_result(++n, memory_sampler.name, KTAP_FAIL, reason);
 		failed++;
 	}
 	for (b = 0; b < NR_BENCHS; b++) {
@@ -857,17 +856,16 @@ int main(int argc, char **argv)
 		reason[0] = '\0';
 		switch (run_bench(benchs[b], reason, sizeof(reason))) {
 		case RESULT_OK:
-			printf("ok %d %s\n", ++n, benchs[b]->name);
+			ktap_result(++n, benchs[b]->name, KTAP_PASS, NULL);
 			break;
 		case RESULT_SKIP:
-			printf("ok %d %s # SKIP %s\n", ++n, benchs[b]->name, reason);
+			ktap_result(++n, benchs[b]->name, KTAP_SKIP, reason);
 			break;
 		case RESULT_FAIL:
-			printf("# %s: %s\nnot ok %d %s\n", benchs[b]->name, reason, ++n, benchs[b]->name);
+			ktap_result(++n, benchs[b]->name, KTAP_FAIL, reason);
 			failed++;
 			break;
 		}
-		fflush(stdout);
 	}
 	return failed ? 1 : 0;
 }

@@ -29,6 +29,35 @@ void ktap_diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
+void ktap_plan(const char *suite, size_t planned)
+{
+	printf("KTAP version 1\n");
+	if (suite)
+		printf("# Subtest: %s\n", suite);
+	printf("1..%zu\n", planned);
+	fflush(stdout);
+}
+
+void ktap_result(size_t n, const char *name, enum ktap_result r, const char *reason)
+{
+	const char *why = reason && *reason ? reason : NULL;
+
+	switch (r) {
+	case KTAP_PASS:
+		printf("ok %zu %s\n", n, name);
+		break;
+	case KTAP_SKIP:
+		printf("ok %zu %s # SKIP%s%s\n", n, name, why ? " " : "", why ? why : "");
+		break;
+	case KTAP_FAIL:
+		if (why)
+			printf("# %s: %s\n", name, why);
+		printf("not ok %zu %s\n", n, name);
+		break;
+	}
+	fflush(stdout);
+}
+
 void ktap_skip_reason(const char *fmt, ...)
 {
 	va_list ap;
@@ -48,8 +77,7 @@ int ktap_run_suite(const char *suite, const struct ktap_case *cases, size_t nr,
 		if (filter_case(case_glob, cases[i].name))
 			planned++;
 
-	printf("KTAP version 1\n# Subtest: %s\n1..%zu\n", suite, planned);
-	fflush(stdout);
+	ktap_plan(suite, planned);
 	if (!planned) {
 		ktap_diag("no case of %s matches '%s'", suite, case_glob);
 		return 1;
@@ -71,16 +99,9 @@ int ktap_run_suite(const char *suite, const struct ktap_case *cases, size_t nr,
 		/* Where a suite's time goes, case by case (init prints its total). */
 		ktap_diag("%s: %.1f s", cases[i].name, (end.tv_sec - start.tv_sec) +
 			  (end.tv_nsec - start.tv_nsec) / 1e9);
-		if (r == KTAP_PASS) {
-			printf("ok %zu %s\n", n, cases[i].name);
-		} else if (r == KTAP_SKIP) {
-			printf("ok %zu %s # SKIP %s\n", n, cases[i].name, skip_reason);
-			skipped++;
-		} else {
-			printf("not ok %zu %s\n", n, cases[i].name);
-			failed++;
-		}
-		fflush(stdout);
+		ktap_result(n, cases[i].name, r, r == KTAP_SKIP ? skip_reason : NULL);
+		skipped += r == KTAP_SKIP;
+		failed += r == KTAP_FAIL;
 	}
 	if (failed)
 		return 1;

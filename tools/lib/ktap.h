@@ -33,6 +33,16 @@ struct ktap_case {
 	enum ktap_result (*run)(void);
 };
 
+/*
+ * The two lines every KTAP document is made of, for producers that run
+ * their cases themselves (init, tools/bench, tools/stress):
+ * ktap_plan() prints the header and plan, with "# Subtest: @suite"
+ * when @suite is not NULL; ktap_result() prints case @n's result, with
+ * @reason after "# SKIP" for a skip or as the failure's diagnostic.
+ */
+void ktap_plan(const char *suite, size_t planned);
+void ktap_result(size_t n, const char *name, enum ktap_result r, const char *reason);
+
 /* Print a diagnostic line ("# ...") inside the current case. */
 void ktap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -43,7 +43,7 @@ int main(void)
 	bool fallback = reuse_fallback_available();
 	unsigned int round, i, failed = 0;
 
-	printf("KTAP version 1\n# Subtest: reuse_stress\n1..%zu\n", NR_CHECKS);
+	ktap_plan("reuse_stress", NR_CHECKS);
 	ktap_diag("%.0f s of the reuse checks, %s", seconds,
 		  fallback ? "every other round through reuse_rcu()" : "no reuse_rcu() fallback knob");
 	for (round = 0; now() - start < seconds; round++) {
@@ -62,7 +62,7 @@ int main(void)
 		struct check *c = &checks[i];
 
 		ktap_diag("%s: %u runs, %u failed, %u skipped", c->name, c->runs, c->failed, c->skipped);
-		printf("%sok %u %s\n", c->failed ? "not " : "", i + 1, c->name);
+		ktap_result(i + 1, c->name, c->failed ? KTAP_FAIL : KTAP_PASS, NULL);
 		failed += c->failed;
 	}
 	return failed ? 1 : 0;
