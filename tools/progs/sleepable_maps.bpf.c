@@ -2,8 +2,10 @@
 /*
  * Sleepable BPF_PROG_TYPE_SYSCALL programs (the selftest sets
  * BPF_F_SLEEPABLE) that use a BPF_F_NO_PREALLOC hash map, directly
- * and through an ARRAY_OF_MAPS.  tools/selftests/sleepable_maps.c loads
- * one at a time and checks that the verifier treats both ways alike.
+ * and through an ARRAY_OF_MAPS, and a BPF_F_NO_PREALLOC per-cpu hash
+ * map.  tools/selftests/sleepable_maps.c loads one at a time: whether
+ * each loads is pinned per variant (tools/report/expectations), and
+ * the verifier must treat both ways of reaching the hash alike.
  * BTF-defined maps: map-in-map needs the inner map's definition.
  */
 #include <linux/bpf.h>
@@ -31,6 +33,14 @@ struct {
 	.values = { [0] = &inner_htab },
 };
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 8);
+	__type(key, __u32);
+	__type(value, __u64);
+} percpu_htab SEC(".maps");
+
 __u64 seen;
 
 /* Uses the no-prealloc hash map itself. */
@@ -57,6 +67,18 @@ int lookup_through_outer(void *ctx)
 	if (!inner)
 		return 0;
 	val = bpf_map_lookup_elem(inner, &key);
+	if (val)
+		seen = *val;
+	return 0;
+}
+
+/* Uses the no-prealloc per-cpu hash map itself. */
+SEC("syscall")
+int lookup_percpu(void *ctx)
+{
+	__u32 key = 0;
+	__u64 *val = bpf_map_lookup_elem(&percpu_htab, &key);
+
 	if (val)
 		seen = *val;
 	return 0;
