@@ -79,6 +79,116 @@ test_test_diagnostics_are_not_splats() {
 	r=$(fixture_run pass reuse-after-gp 0)
 	sed -i 's/^    ok 1 update_then_lookup/    # WARNING: a test may say this\n    ok 1 update_then_lookup/' "$r/console.log"
 	[ "$(verdict "$r")" = 0 ] || fail "a test's diagnostic counted as a splat"
+	# Nor any other kernel words in a test's or init's diagnostics, or
+	# in the diagnostics of a KUnit case (printed by the kernel).
+	cat >diagnostics <<-'EOF'
+	    # BUG kmalloc-96 (Not tainted): a test quoting SLUB
+	    # refcount_t: underflow, as a test's words
+	    # page allocation failure: order:0 is what this case provokes
+	    #
+	[    0.110000]     # kasan_test: WARNING: a KUnit case's diagnostic
+	EOF
+	sed -i "/^    ok 2 overwrite_replaces_value/r diagnostics" "$r/console.log"
+	echo '# kmemleak: Kernel memory leak detector disabled, init quoting it' >top
+	sed -i "/^ok 1 htab_syscall/r top" "$r/console.log"
+	[ "$(verdict "$r")" = 0 ] || fail "a diagnostic counted as a splat: $(grep -A 3 PROBLEM out)"
+	[ ! -s "$r/splats" ] || fail "splats not empty: $(cat "$r/splats")"
+}
+
+# pass.log with the console lines of FILE inserted after the first
+# suite's result, where the kernel would print them.
+with_console_lines() {
+	r=$(fixture_run pass reuse-after-gp 0)
+	sed -i "/^ok 1 htab_syscall/r $1" "$r/console.log"
+	echo "$r"
+}
+
+test_every_kind_of_splat_fails_a_run() {
+	# One line of each family tools/report/splats knows, alone.
+	grep -v '^#' "$TESTS/fixtures/splat-lines.txt" >lines
+	n=0
+	while IFS= read -r line; do
+		n=$((n + 1))
+		printf '%s\n' "$line" >line
+		r=$(with_console_lines line)
+		[ "$(verdict "$r")" = 1 ] || fail "a run whose console shows this passed: $line"
+		expect_match out '^PROBLEM kernel splat on the console'
+		expect_match out '^8 passed, 1 failed'
+		grep -qF -- "$line" "$r/splats" || fail "not in splats: $line"
+		rm -rf "$r"
+	done <lines
+	[ "$n" -ge 40 ] || fail "only $n lines in tests/fixtures/splat-lines.txt"
+}
+
+test_slub_report_fails_a_run() {
+	# What slub_debug=FZP prints for a write after free (6.1's slab_bug()).
+	cat >slub <<-'EOF'
+	[    1.230000] =============================================================================
+	[    1.230000] BUG kmalloc-96 (Not tainted): Poison overwritten
+	[    1.230000] -----------------------------------------------------------------------------
+	[    1.230000]
+	[    1.230000] 0x000000006d2f1e48-0x000000006d2f1e4f @offset=8. First byte 0x0 instead of 0x6b
+	[    1.230000] Slab 0x000000006e9b4a00 objects=42 used=42 fp=0x0000000000000000 flags=0x200(slab|zone=0)
+	[    1.230000] Object 0x000000006d2f1e40 @offset=3648 fp=0x000000006d2f1ea0
+	[    1.230000] FIX kmalloc-96: Restoring Poison 0x000000006d2f1e48-0x000000006d2f1e4f=0x6b
+	[    1.230000] FIX kmalloc-96: Marking all objects used
+	EOF
+	r=$(with_console_lines slub)
+	[ "$(verdict "$r")" = 1 ] || fail "a SLUB report passed"
+	expect_match out '^PROBLEM kernel splat on the console'
+	expect_match out '^  \| [0-9]+:\[ *1\.230000\] BUG kmalloc-96 \(Not tainted\): Poison overwritten$'
+}
+
+test_splat_interleaved_into_a_test_line_fails() {
+	# printk put a report's header into the middle of a case's result
+	# line; the test's output resumes on the next line.
+	r=$(fixture_run pass reuse-after-gp 0)
+	sed -i 's/^\(    ok 2 overwrite_\)\(replaces_value\)/\1[    1.230000] BUG kmalloc-96 (Not tainted): Poison overwritten\n\2/' "$r/console.log"
+	grep -q '^    ok 2 overwrite_\[' "$r/console.log" || fail "no line to interleave into"
+	[ "$(verdict "$r")" = 1 ] || fail "a SLUB report inside a result line passed"
+	expect_match out '^  \| [0-9]+:    ok 2 overwrite_\[ *1\.230000\] BUG kmalloc-96'
+	# Into a diagnostic, which alone would not count.
+	r=$(fixture_run pass reuse-after-gp 0)
+	sed -i 's/^    ok 1 update_then_lookup/    # updated 1024 keys, [    1.230000] refcount_t: addition on 0; use-after-free.\nlooked up 1024\n&/' "$r/console.log"
+	[ "$(verdict "$r")" = 1 ] || fail "a refcount_t warning inside a diagnostic passed"
+	expect_match out '^PROBLEM kernel splat on the console'
+	expect_match out '^  \| [0-9]+:    # updated 1024 keys, \[ *1\.230000\] refcount_t: addition on 0'
+	expect_match out '^8 passed, 1 failed'
+}
+
+# pass.log as a kernel with kmemleak prints it: kmemleak initialised at
+# boot, then the lines of FILE after the last suite (init's report).
+kmemleak_run() {
+	r=$(fixture_run pass reuse-after-gp 0)
+	sed -i '/Run \/sbin\/init as init process/i [    0.070000] kmemleak: Kernel memory leak detector initialized (mem pool available: 15782)' "$r/console.log"
+	sed -i "/^ok 2 htab_xdp/r $1" "$r/console.log"
+	echo "$r"
+}
+
+test_kmemleak_report_missing_fails() {
+	echo '# kmemleak: 0 leaks after the tests' >report
+	r=$(kmemleak_run report)
+	[ "$(verdict "$r")" = 0 ] || fail "a clean kmemleak run failed: $(grep -A 3 -E '^(FAIL|PROBLEM)' out)"
+	# init printed nothing about kmemleak.
+	: >report
+	r=$(kmemleak_run report)
+	[ "$(verdict "$r")" = 1 ] || fail "a kmemleak kernel without init's kmemleak line passed"
+	expect_match out '^PROBLEM kmemleak was on, but init printed no "# kmemleak: N leaks after the tests"'
+	# kmemleak switched itself off mid-run: init's scan is refused.
+	echo '[    1.230000] kmemleak: Kernel memory leak detector disabled' >off
+	echo '# init: kmemleak scan: Operation not permitted' >report
+	r=$(kmemleak_run report)
+	sed -i "/^ok 1 htab_syscall/r off" "$r/console.log"
+	[ "$(verdict "$r")" = 1 ] || fail "kmemleak disabling itself passed"
+	expect_match out '^PROBLEM kernel splat on the console'
+	expect_match out '^  \| [0-9]+:\[ *1\.230000\] kmemleak: Kernel memory leak detector disabled$'
+	expect_match out '^PROBLEM kmemleak was on'
+	expect_match out '^  \| # init: kmemleak scan: Operation not permitted$'
+	# A guest killed mid-run fails for that, not for kmemleak.
+	r=$(fixture_run hang reuse-after-gp timeout)
+	sed -i '/Run \/sbin\/init as init process/i [    0.070000] kmemleak: Kernel memory leak detector initialized (mem pool available: 15782)' "$r/console.log"
+	[ "$(verdict "$r")" = 1 ] || fail "a hung guest passed"
+	expect_no_match out 'kmemleak was on'
 }
 
 test_no_ktap_fails() {
