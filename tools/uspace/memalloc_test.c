@@ -146,9 +146,62 @@ static void quiesce(void)
 
 static long warnings_before;
 
+#ifdef USPACE_INJECT
+/*
+ * A test-only mutant (tests/uspace.sh), never in the kit's own builds:
+ * made with -DUSPACE_INJECT='"WHAT:CASE-GLOB"' (make US_INJECT=WHAT:GLOB),
+ * each case whose name matches starts with a fault of its own, after its
+ * memory baseline: "leak" keeps 8 bytes of the shim's slab, "warn" fires
+ * a WARN_ON as the allocator's would, "invalid_read" reads a byte past a
+ * malloc()ed block (a report of ASan or Valgrind).  The harness must fail
+ * the case (and the run) for each, whatever else the case expected.
+ */
+#include <fnmatch.h>
+
+/* Reachable to the end: the case's own check must see the leak, no tool. */
+void *uspace_injected_leak[16];
+
+static void inject(void)
+{
+	static const char spec[] = USPACE_INJECT;
+	static int nr_leaked;
+	const struct ktap_case *c = ktap_current_case();
+	const char *glob = strchr(spec, ':');
+	size_t len = glob ? (size_t)(glob - spec) : 0;
+
+	if (!glob || !c || fnmatch(glob + 1, c->name, 0))
+		return;
+	if (len == 4 && !strncmp(spec, "leak", 4)) {
+		if (nr_leaked < (int)ARRAY_SIZE(uspace_injected_leak))
+			uspace_injected_leak[nr_leaked++] = kmalloc(8, GFP_KERNEL);
+	} else if (len == 4 && !strncmp(spec, "warn", 4)) {
+		uspace_warn(__FILE__, __LINE__, "injected by USPACE_INJECT");
+	} else if (len == 12 && !strncmp(spec, "invalid_read", 12)) {
+		volatile char *p = malloc(8);
+		volatile int past = 8;
+
+		if (p)
+			(void)p[past];
+		free((void *)p);
+	} else {
+		fprintf(stderr, "memalloc_test: unknown USPACE_INJECT '%s'\n", spec);
+		abort();
+	}
+}
+#else
+static void inject(void)
+{
+}
+#endif
+
+/*
+ * Every case calls this first, after taking its memory baseline: the
+ * allocator's WARN_ONs from here on fail it (EXPECT_NO_LEAK).
+ */
 static void case_start(void)
 {
 	warnings_before = atomic_read(&uspace_warnings);
+	inject();
 }
 
 #define EXPECT_NO_LEAK(base)						\
