@@ -34,12 +34,24 @@ US_CFLAGS_valgrind := -O1 -g
 US_CFLAGS_bench := -O2 -g
 US_LIBS := -lurcu-memb -lurcu-mb -lurcu-common -lpthread
 
+# A test-only mutant (tests/uspace.sh): US_INJECT=WHAT:CASE-GLOB builds the
+# binaries with a fault injected at the start of those cases (leak, warn,
+# invalid_read: memalloc_test.c, inject()).  Only with US= elsewhere, so
+# that no mutant takes the place of the kit's own binaries.
+US_INJECT ?=
+ifneq ($(US_INJECT),)
+ifeq ($(US),$(BUILD)/uspace$(BASE_TAG))
+$(error US_INJECT needs a build directory of its own: US=DIR)
+endif
+endif
+
 # us_src VARIANT: the variant's patched tree (made by $(MAKE) VARIANT=v uspace-src)
 us_src = $(BUILD)/src/$(1)$(BASE_TAG)
 # The tree's own memalloc.c, llist.c, llist.h, bpf_mem_alloc.h and
 # kconfig.h; everything else from tools/uspace/include, which comes first.
 us_cc = $(CC) $(US_WARN) $(US_CFLAGS_$(2)) -I$(US_DIR)/include -Itools/lib \
-	-idirafter $(call us_src,$(1))/include -include $(call us_src,$(1))/include/linux/kconfig.h
+	-idirafter $(call us_src,$(1))/include -include $(call us_src,$(1))/include/linux/kconfig.h \
+	$(if $(US_INJECT),-DUSPACE_INJECT='"$(US_INJECT)"')
 
 US_BINS := $(foreach v,$(USPACE_VARIANTS),$(foreach k,$(USPACE_KINDS) bench,$(US)/$(v)/$(k)/memalloc_test))
 
