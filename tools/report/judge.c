@@ -26,6 +26,10 @@
  *     --timeout S         the launcher's timeout, for the message
  *     --problem TEXT      a finding of the caller (a splat on the console);
  *                         each counts as one failure
+ *     --suites FILE       the suites the image was built with, one a line
+ *                         (build/rootfs/suites, kept by uml/run): each one
+ *                         the filter chooses must be in the report (empty:
+ *                         not known, not checked)
  *   judge --sum DIR...    add up the results.json of judged runs and print
  *                         the total line, after each failed run's FAIL
  *                         and XPASS cases and problems; a directory
@@ -64,9 +68,11 @@ static const char *const outcome_names[] = { "pass", "fail", "skip", "xfail", "x
 
 struct result {
 	char *name;
+	int number;			/* N of "ok N" */
 	bool ok;
 	char *directive;		/* what follows '#' on the result line */
 	char **diags;
+	bool *indented;			/* diags[i] began "#  " or "#\t": it continues the line before */
 	int nr_diags;
 	struct block *sub;		/* the subtest this line closes, if any */
 	struct result *next;
@@ -79,8 +85,11 @@ struct block {
 	struct result *first, **last;
 	int nr;
 	char **pending;			/* diagnostics waiting for their result */
+	bool *pending_indented;
 	int nr_pending;
 	struct block *pending_sub;	/* a closed subtest waiting for its result */
+	struct block **orphans;		/* closed subtests whose result never came */
+	int nr_orphans;
 	struct block *next_doc;		/* depth 0: the next top-level document */
 };
 
@@ -91,6 +100,7 @@ struct expectation {
 	char *where, *variants, *bases, *uml;
 	char *shows[4];
 	int nr_shows;
+	char *skip;			/* an allowed skip: the reason's regex */
 	char *tool;
 	char *why;
 	bool seen;
@@ -104,7 +114,7 @@ struct judged {
 };
 
 static struct {
-	const char *where, *base, *variant, *uml, *filter, *guest_exit, *timeout;
+	const char *where, *base, *variant, *uml, *filter, *guest_exit, *timeout, *suites;
 	char *problems[32];
 	int nr_problems;
 } run = { .where = "selftests", .base = "", .variant = "", .uml = "yes" };
@@ -204,12 +214,31 @@ static bool is_printk(const char *s)
 	return *s == ']';
 }
 
+/*
+ * Hand the closed subtest @sub to @parent, where the next result line
+ * takes it.  One that was already waiting never got its result line: a
+ * second KTAP header at its level began before it ended; it is kept, to
+ * be judged as cut off, never dropped.
+ */
+static void hand_sub(struct block *parent, struct block *sub)
+{
+	if (parent->pending_sub && parent->pending_sub != sub) {
+		parent->orphans = realloc(parent->orphans,
+					  (parent->nr_orphans + 1) * sizeof(*parent->orphans));
+		if (!parent->orphans)
+			die("out of memory");
+		parent->orphans[parent->nr_orphans++] = parent->pending_sub;
+	}
+	parent->pending_sub = sub;
+}
+
 static void add_result(struct block *b, const char *line, bool ok)
 {
 	struct result *r = xcalloc(1, sizeof(*r));
 	const char *p = line + (ok ? 3 : 7);
 	char *name, *hash;
 
+	r->number = atoi(p);
 	while (*p >= '0' && *p <= '9')
 		p++;
 	while (*p == ' ')
@@ -226,8 +255,10 @@ static void add_result(struct block *b, const char *line, bool ok)
 	free(name);
 	r->ok = ok;
 	r->diags = b->pending;
+	r->indented = b->pending_indented;
 	r->nr_diags = b->nr_pending;
 	b->pending = NULL;
+	b->pending_indented = NULL;
 	b->nr_pending = 0;
 	r->sub = b->pending_sub;
 	b->pending_sub = NULL;
@@ -277,8 +308,14 @@ static struct block *parse(FILE *f)
 			continue;
 		if (!strncmp(s, "KTAP version ", 13) || !strncmp(s, "TAP version ", 12)) {
 			if (level == 0) {
+				/* What the last document left open ends here. */
+				for (d = depth; d > 0; d--) {
+					hand_sub(stack[d - 1], stack[d]);
+					stack[d] = NULL;
+				}
 				/* A new document, unless the header repeats. */
-				if (depth < 0 || stack[0]->nr || stack[0]->plan >= 0) {
+				if (depth < 0 || stack[0]->nr || stack[0]->plan >= 0 ||
+				    stack[0]->pending_sub) {
 					stack[0] = new_block();
 					*last_doc = stack[0];
 					last_doc = &stack[0]->next_doc;
@@ -290,7 +327,7 @@ static struct block *parse(FILE *f)
 				continue;
 			/* A new subtest: what was open at its level and below ends. */
 			for (d = depth; d >= level; d--)
-				stack[d - 1]->pending_sub = stack[d];
+				hand_sub(stack[d - 1], stack[d]);
 			stack[level] = new_block();
 			depth = level;
 			continue;
@@ -308,7 +345,7 @@ static struct block *parse(FILE *f)
 		}
 		/* Deeper subtests end here: hand each to the level above. */
 		for (d = depth; d > level; d--) {
-			stack[d - 1]->pending_sub = stack[d];
+			hand_sub(stack[d - 1], stack[d]);
 			stack[d] = NULL;
 		}
 		depth = level;
@@ -320,13 +357,20 @@ static struct block *parse(FILE *f)
 		} else if (is_result(s, &ok)) {
 			add_result(stack[level], s, ok);
 		} else {
-			push_str(&stack[level]->pending, &stack[level]->nr_pending,
-				 trim(s + 1));
+			struct block *b = stack[level];
+
+			b->pending_indented = realloc(b->pending_indented,
+						      (b->nr_pending + 1) * sizeof(bool));
+			if (!b->pending_indented)
+				die("out of memory");
+			b->pending_indented[b->nr_pending] =
+				s[1] == '\t' || (s[1] == ' ' && (s[2] == ' ' || s[2] == '\t'));
+			push_str(&b->pending, &b->nr_pending, trim(s + 1));
 		}
 	}
 	free(line);
 	for (; depth > 0; depth--)
-		stack[depth - 1]->pending_sub = stack[depth];
+		hand_sub(stack[depth - 1], stack[depth]);
 	return docs;
 }
 
@@ -386,7 +430,14 @@ static void load_expectations(const char *path)
 			e->tool = xstrdup(val);
 		else if (!strcmp(key, "why"))
 			e->why = xstrdup(val);
-		else if (!strcmp(key, "shows")) {
+		else if (!strcmp(key, "skip")) {
+			regex_t re;
+
+			if (regcomp(&re, val, REG_EXTENDED | REG_NOSUB))
+				die("%s:%d: 'skip %s' is not an extended regular expression", path, n, val);
+			regfree(&re);
+			e->skip = xstrdup(val);
+		} else if (!strcmp(key, "shows")) {
 			regex_t re;
 
 			if (e->nr_shows == 4)
@@ -396,7 +447,7 @@ static void load_expectations(const char *path)
 			regfree(&re);
 			e->shows[e->nr_shows++] = xstrdup(val);
 		} else {
-			die("%s:%d: unknown key '%s' (case, where, variant, base, uml, shows, tool, why)",
+			die("%s:%d: unknown key '%s' (case, where, variant, base, uml, shows, skip, tool, why)",
 			    path, n, key);
 		}
 	}
@@ -406,7 +457,10 @@ static void load_expectations(const char *path)
 		e = &expectations[n];
 		if (!e->cases || !e->where || !e->variants || !e->why)
 			die("%s:%d: an expectation needs case, where, variant and why", e->file, e->line);
-		if (!e->nr_shows && !e->tool)
+		if (e->skip && (e->nr_shows || e->tool))
+			die("%s:%d: %s: an allowed skip ('skip REGEX') is a stanza of its own",
+			    e->file, e->line, e->cases);
+		if (!e->skip && !e->nr_shows && !e->tool)
 			die("%s:%d: %s: say what proves the failure's reason ('shows REGEX')",
 			    e->file, e->line, e->cases);
 	}
@@ -441,10 +495,38 @@ static struct expectation *expectation_of(const char *name)
 	int i;
 
 	for (i = 0; i < nr_expectations; i++)
-		if (!expectations[i].tool && applies(&expectations[i]) &&
+		if (!expectations[i].tool && !expectations[i].skip && applies(&expectations[i]) &&
 		    !fnmatch(expectations[i].cases, name, 0))
 			return &expectations[i];
 	return NULL;
+}
+
+/*
+ * Whether the table allows @name to skip here for @reason: a 'skip'
+ * stanza of the run's identity whose regex the reason matches, or a
+ * 'tool' expectation of the case (tools/uspace/run runs that case on its
+ * own, under its tool, and the main run skips it).
+ */
+static bool skip_allowed(const char *name, const char *reason)
+{
+	int i;
+
+	for (i = 0; i < nr_expectations; i++) {
+		struct expectation *e = &expectations[i];
+		regex_t re;
+		bool match;
+
+		if ((!e->skip && !e->tool) || !applies(e) || fnmatch(e->cases, name, 0))
+			continue;
+		if (e->tool)
+			return true;
+		regcomp(&re, e->skip, REG_EXTENDED | REG_NOSUB);
+		match = !regexec(&re, reason, 0, NULL, 0);
+		regfree(&re);
+		if (match)
+			return true;
+	}
+	return false;
 }
 
 static bool has_glob(const char *s)
@@ -481,28 +563,130 @@ static bool selected(const char *name)
 	return sel;
 }
 
-/* Every 'shows' of @e matches one of @r's diagnostics, or say what did not. */
+/*
+ * The evidence of an expected failure (README, "Expected failures"):
+ *
+ * A failed check is a diagnostic "<file>:<line>: expected <cond>: <message>"
+ * (KTAP_EXPECT, tools/lib/ktap.h); the lines it carries are the indented
+ * diagnostics ("#   ...") right after it.  A tool report line is one of
+ * a sanitizer's or Valgrind's, or the user-space allocator's WARN_ON.
+ * A failing case is the expected failure only when it has exactly one
+ * failed check, no tool report line, and each 'shows' matches the failed
+ * check's message (the text after any ": " past "expected ", so that an
+ * anchored regex can match the message alone) or one of its carried lines.
+ * Diagnostics printed before the check are not evidence: they may come
+ * from before a check that failed for another reason.
+ *
+ * The tree's own programs (where "upstream") print no such lines: each
+ * case is one program, relayed by tools/upstream/child.c, whose failed
+ * check is its exit ("exited with N"), and which carries everything the
+ * program printed before it.
+ */
+#define TOOL_REPORTS "ERROR: [A-Za-z]*Sanitizer|runtime error:|WARNING: ThreadSanitizer|" \
+	"ThreadSanitizer:|== ERROR SUMMARY: [1-9]|definitely lost: [1-9]|indirectly lost: [1-9]|" \
+	"Invalid (read|write|free)|Mismatched free|Conditional jump or move depends on uninitialised|" \
+	"^WARNING: CPU|^BUG: CPU"
+
+/* "<file>:<line>: expected ": where the condition begins, or NULL. */
+static const char *check_line(const char *d)
+{
+	const char *p = d;
+
+	while (*p && *p != ':' && *p != ' ')
+		p++;
+	if (p == d || *p != ':' || p[1] < '0' || p[1] > '9')
+		return NULL;
+	p++;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return strncmp(p, ": expected ", 11) ? NULL : p + 11;
+}
+
+static bool is_exit_line(const char *d)
+{
+	int n;
+
+	return sscanf(d, "exited with %d", &n) == 1;
+}
+
+static bool is_tool_report(const char *d)
+{
+	static regex_t re;
+	static bool compiled;
+
+	if (!compiled && regcomp(&re, TOOL_REPORTS, REG_EXTENDED | REG_NOSUB))
+		die("bad TOOL_REPORTS");
+	compiled = true;
+	return !regexec(&re, d, 0, NULL, 0);
+}
+
+static bool upstream_run(void)
+{
+	return !strcmp(run.where, "upstream");
+}
+
+/* @re matches the message of the failed check @d, or a part of it after ": ". */
+static bool message_shows(const regex_t *re, const char *d)
+{
+	const char *p = check_line(d);
+
+	if (!p)
+		return !regexec(re, d, 0, NULL, 0);
+	for (; (p = strstr(p, ": ")); p += 2)
+		if (!regexec(re, p + 2, 0, NULL, 0))
+			return true;
+	return false;
+}
+
+/* @r is the failure @e expects, or say why not (naming the line). */
 static char *missing_evidence(const struct expectation *e, const struct result *r)
 {
-	int i, j;
+	int i, j, check = -1, first = 0, last;
 
+	for (i = 0; i < r->nr_diags; i++) {
+		const char *d = r->diags[i];
+
+		if (is_tool_report(d))
+			return xasprintf("expected to fail (%s), but a tool reported: %s", e->why, d);
+		if (!(check_line(d) || (upstream_run() && is_exit_line(d))))
+			continue;
+		if (check >= 0)
+			return xasprintf("expected to fail (%s) on one failed check, but another failed too: %s",
+					 e->why, d);
+		check = i;
+	}
+	if (check < 0)
+		return xasprintf("expected to fail showing /%s/ (%s) in its failed check, but no check failed; it said: %s",
+				 e->shows[0], e->why, r->nr_diags ? r->diags[r->nr_diags - 1] : "nothing");
+	if (check_line(r->diags[check])) {
+		first = check;
+		for (last = check + 1; last < r->nr_diags && r->indented[last]; last++)
+			;
+	} else {
+		/* An upstream program: its exit carries its whole output. */
+		first = 0;
+		last = check;
+	}
 	for (i = 0; i < e->nr_shows; i++) {
 		regex_t re;
 		bool found = false;
 
 		regcomp(&re, e->shows[i], REG_EXTENDED | REG_NOSUB);
-		for (j = 0; j < r->nr_diags && !found; j++)
-			found = !regexec(&re, r->diags[j], 0, NULL, 0);
+		for (j = first; j < last && !found; j++)
+			found = j == check ? message_shows(&re, r->diags[j])
+					   : !regexec(&re, r->diags[j], 0, NULL, 0);
 		regfree(&re);
 		if (!found)
-			return xasprintf("expected to fail showing /%s/ (%s), but it said: %s",
-					 e->shows[i], e->why,
-					 r->nr_diags ? r->diags[r->nr_diags - 1] : "nothing");
+			return xasprintf("expected to fail showing /%s/ (%s), but its failed check said: %s",
+					 e->shows[i], e->why, r->diags[check]);
 	}
 	return NULL;
 }
 
 /* --- judging ------------------------------------------------------------ */
+
+static void judge_block(struct block *b, const char *prefix);
+static void problem(char *text);
 
 static void judge_leaf(const char *name, enum outcome o, char *note, struct result *r)
 {
@@ -520,22 +704,42 @@ static bool is_skip(const struct result *r)
 	return r->directive && !strncasecmp(r->directive, "SKIP", 4);
 }
 
+static char *identity(void)
+{
+	return xasprintf("where %s, variant %s, base %s, uml %s", run.where,
+			 *run.variant ? run.variant : "-", *run.base ? run.base : "-", run.uml);
+}
+
 static void judge_case(const char *name, struct result *r)
 {
 	struct expectation *e = expectation_of(name);
+	const char *reason = is_skip(r) ? trim(r->directive + 4) : NULL;
 	char *why;
 
+	if (reason && !r->ok) {
+		/* "not ok N x # SKIP": a failure whatever the directive says. */
+		judge_leaf(name, FAIL, xasprintf("not ok with a SKIP directive (%s): a failure",
+						 *reason ? reason : "no reason"), r);
+		return;
+	}
 	if (!e) {
-		if (is_skip(r))
-			judge_leaf(name, SKIP, r->directive[4] ? xstrdup(trim(r->directive + 4)) : NULL, r);
-		else
+		if (reason && skip_allowed(name, reason))
+			judge_leaf(name, SKIP, *reason ? xstrdup(reason) : NULL, r);
+		else if (reason) {
+			char *id = identity();
+
+			judge_leaf(name, FAIL,
+				   xasprintf("skipped (%s), but no skip of it is declared for %s (tools/report/expectations, 'skip')",
+					     *reason ? reason : "no reason", id), r);
+			free(id);
+		} else
 			judge_leaf(name, r->ok ? PASS : FAIL, NULL, r);
 		return;
 	}
 	e->seen = true;
 	if (r->ok) {
 		judge_leaf(name, XPASS, xasprintf("%s, expected to fail on %s: %s",
-						  is_skip(r) ? "skipped" : "passed", run.variant, e->why), r);
+						  reason ? "skipped" : "passed", run.variant, e->why), r);
 		return;
 	}
 	why = missing_evidence(e, r);
@@ -570,12 +774,27 @@ static bool diag_says_killed(const struct result *r, char **what)
 	return false;
 }
 
+/* A subtest whose result line never came: the run was cut off there. */
+static void judge_cut(struct block *cut, const char *prefix, const char *why)
+{
+	const char *n = cut->subtest ? cut->subtest : "(unnamed subtest)";
+	char *name = *prefix ? xasprintf("%s.%s", prefix, n) : xstrdup(n);
+
+	judge_block(cut, name);
+	judge_leaf(name, FAIL, xstrdup(why), NULL);
+	free(name);
+}
+
 /* Judge the results of @b, whose path is @prefix ("" at the top). */
 static void judge_block(struct block *b, const char *prefix)
 {
 	struct result *r;
+	int i, expected_number = 1;
 
-	if (b->plan < 0 && b->nr)
+	if (!*prefix && !b->nr && b->plan <= 0)
+		judge_leaf("report", FAIL, xasprintf("no suite ran (%s)", b->plan ? "no plan, no results" :
+							  "the report's plan is 1..0"), NULL);
+	else if (b->plan < 0 && b->nr)
 		judge_leaf(*prefix ? prefix : "report", FAIL,
 			   xasprintf("no plan (1..N) before its %d results", b->nr), NULL);
 	else if (b->plan >= 0 && b->nr != b->plan)
@@ -583,32 +802,38 @@ static void judge_block(struct block *b, const char *prefix)
 			   xasprintf("%d of %d planned %s reported", b->nr, b->plan,
 				     *prefix ? "cases" : "suites"), NULL);
 
-	if (b->pending_sub) {
-		/* A subtest whose result line never came: the run was cut off. */
-		struct block *cut = b->pending_sub;
-		const char *n = cut->subtest ? cut->subtest : "(unnamed subtest)";
-		char *name = *prefix ? xasprintf("%s.%s", prefix, n) : xstrdup(n);
+	for (i = 0; i < b->nr_orphans; i++)
+		judge_cut(b->orphans[i], prefix,
+			  "cut off: no result line for the suite before the next KTAP header at its level");
+	if (b->pending_sub)
+		judge_cut(b->pending_sub, prefix, "cut off: no result line for the suite");
 
-		judge_block(cut, name);
-		judge_leaf(name, FAIL, xstrdup("cut off: no result line for the suite"), NULL);
-		free(name);
-	}
-
-	for (r = b->first; r; r = r->next) {
+	for (r = b->first; r; r = r->next, expected_number++) {
 		char *name = *prefix ? xasprintf("%s.%s", prefix, r->name) : xstrdup(r->name);
 		char *what;
 
+		if (r->number != expected_number)
+			judge_leaf(name, FAIL, xasprintf("numbered %d where %d comes: KTAP counts 1, 2, 3, ... "
+							 "(a result repeated, lost or out of order)",
+							 r->number, expected_number), r);
 		if (r->directive && !strncasecmp(r->directive, "timeout", 7))
 			judge_leaf(name, FAIL, xasprintf("timed out (%s)", r->directive), r);
 		else if (diag_says_killed(r, &what))
 			judge_leaf(name, FAIL, what, r);
-		if (!r->sub || (!r->sub->nr && r->sub->plan <= 0)) {
+		if (r->sub && !r->sub->nr && r->sub->plan == 0 && !r->sub->pending_sub &&
+		    !r->sub->nr_orphans) {
+			/* "1..0": a suite of no cases is no pass (kunit.py: NO_TESTS). */
+			judge_leaf(name, FAIL, xstrdup("planned no cases (1..0)"), r);
+		} else if (!r->sub || (!r->sub->nr && r->sub->plan <= 0 && !r->sub->pending_sub &&
+				       !r->sub->nr_orphans)) {
 			judge_case(name, r);
 		} else {
 			judge_block(r->sub, name);
 			/* A suite's own status must agree with its cases'. */
-			if (!r->ok && !is_skip(r) && !any_case_failed(r->sub))
-				judge_leaf(name, FAIL, xstrdup("exited with a failure after its cases passed"), r);
+			if (!r->ok && !any_case_failed(r->sub))
+				judge_leaf(name, FAIL, xasprintf("%s after its cases passed",
+								 is_skip(r) ? "says not ok # SKIP" :
+								 "exited with a failure"), r);
 			else if (r->ok && any_case_failed(r->sub))
 				judge_leaf(name, FAIL, xstrdup("says ok, but a case failed"), r);
 		}
@@ -625,7 +850,7 @@ static void judge_missing(void)
 		struct expectation *e = &expectations[i];
 		bool found = false;
 
-		if (e->tool || !applies(e) || e->seen)
+		if (e->tool || e->skip || !applies(e) || e->seen)
 			continue;
 		if (has_glob(e->cases)) {
 			/*
@@ -653,6 +878,83 @@ static void judge_missing(void)
 				   xasprintf("expected to fail (%s), but did not run (%s:%d)", e->why,
 					     e->file, e->line), NULL);
 	}
+}
+
+/* Whether @suite is one the run's filter chose, as init's suite_selected() decides. */
+static bool suite_chosen(const char *suite)
+{
+	char *filter, *glob, *save;
+	bool chosen = false;
+
+	if (!run.filter || !*run.filter || !strcmp(run.filter, "all"))
+		return true;
+	filter = xstrdup(run.filter);
+	for (glob = strtok_r(filter, ",", &save); glob && !chosen; glob = strtok_r(NULL, ",", &save)) {
+		char *dot = strchr(glob, '.');
+
+		if (dot)
+			*dot = '\0';
+		chosen = !fnmatch(glob, suite, 0);
+	}
+	free(filter);
+	return chosen;
+}
+
+static bool suite_reported(const struct block *docs, const char *suite)
+{
+	const struct block *doc;
+	const struct result *r;
+	int i;
+
+	for (doc = docs; doc; doc = doc->next_doc) {
+		for (r = doc->first; r; r = r->next)
+			if (!strcmp(r->name, suite))
+				return true;
+		/* Cut off: a failure of its own already. */
+		if (doc->pending_sub && doc->pending_sub->subtest &&
+		    !strcmp(doc->pending_sub->subtest, suite))
+			return true;
+		for (i = 0; i < doc->nr_orphans; i++)
+			if (doc->orphans[i]->subtest && !strcmp(doc->orphans[i]->subtest, suite))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Every suite the image was built with (--suites: the build's list, one
+ * name a line) that the filter chose must be in the report: init's plan
+ * is its own readdir(), which cannot see a suite missing from the image.
+ */
+static void judge_suites(const struct block *docs)
+{
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+	int listed = 0;
+
+	if (!run.suites)
+		return;
+	f = fopen(run.suites, "r");
+	if (!f) {
+		problem(xasprintf("the image's suite list %s: %s", run.suites, strerror(errno)));
+		return;
+	}
+	while (getline(&line, &cap, f) >= 0) {
+		char *suite = trim(line);
+
+		if (!*suite || *suite == '#')
+			continue;
+		listed++;
+		if (suite_chosen(suite) && !suite_reported(docs, suite))
+			judge_leaf(suite, FAIL,
+				   xasprintf("built into the image (%s) and chosen by the filter (%s), but did not run",
+					     run.suites, run.filter && *run.filter ? run.filter : "all"), NULL);
+	}
+	free(line);
+	fclose(f);
+	if (!listed)
+		problem(xasprintf("the image's suite list %s is empty", run.suites));
 }
 
 /* The failed suites init counted, plus the leaks kmemleak found. */
@@ -873,7 +1175,7 @@ static int list(void)
 	int i;
 
 	for (i = 0; i < nr_expectations; i++)
-		if (applies(&expectations[i]))
+		if (applies(&expectations[i]) && !expectations[i].skip)
 			printf("%s\t%s\t%s\n", expectations[i].cases,
 			       expectations[i].tool ? expectations[i].tool : "-", expectations[i].why);
 	return 0;
@@ -883,7 +1185,7 @@ static void usage(void)
 {
 	fputs("usage: judge [--out DIR] [--expect FILE] [--where P] [--base B] [--variant V]\n"
 	      "             [--uml yes|no] [--filter GLOBS] [--guest-exit S] [--timeout S]\n"
-	      "             [--problem TEXT]... KTAP-FILE\n"
+	      "             [--suites FILE] [--problem TEXT]... KTAP-FILE\n"
 	      "       judge --sum DIR...\n"
 	      "       judge --list --expect FILE [--where P] [--base B] [--variant V] [--uml U]\n",
 	      stderr);
@@ -910,6 +1212,7 @@ int main(int argc, char **argv)
 		{ "guest-exit", required_argument, NULL, 'x' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "problem", required_argument, NULL, 'p' },
+		{ "suites", required_argument, NULL, 's' },
 		{ "list", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -928,6 +1231,7 @@ int main(int argc, char **argv)
 		case 'x': run.guest_exit = optarg; break;
 		case 't': run.timeout = optarg; break;
 		case 'p': problem(xstrdup(optarg)); break;
+		case 's': run.suites = *optarg ? optarg : NULL; break;
 		case 'l': listing = true; break;
 		default: usage();
 		}
@@ -954,6 +1258,7 @@ int main(int argc, char **argv)
 		problem(xstrdup("no KTAP report (did the guest boot? did the program start?)"));
 	for (doc = docs; doc; doc = doc->next_doc)
 		judge_block(doc, "");
+	judge_suites(docs);
 	judge_missing();
 	judge_exit(docs);
 
