@@ -195,6 +195,7 @@ kernel: $(KERNEL)
 include rootfs/rootfs.mk
 include tools/bench/bench.mk
 include scripts/gdb/gdb.mk
+include tools/report/report.mk
 include tests/host.mk
 include tools/uspace/uspace.mk
 include tools/upstream/upstream.mk
