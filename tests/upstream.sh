@@ -21,7 +21,7 @@ build_runner() {
 	gen
 	cc -O1 -g -Wall -Wno-unused-function -Igen -I"$FIXTURE_TREE" -I"$KIT/tools/lib" \
 		-DTEST_MAPS_DATA_DIR='"."' "$KIT/tools/upstream/test_maps_ktap.c" \
-		$(cat gen/map_tests.list) "$KIT/tools/upstream/child.c" "$KIT/tools/lib/ktap.c" -o test_maps -lbpf ||
+		$(cat gen/map_tests.list) "$KIT/tools/upstream/child.c" "$KIT/tools/lib/ktap.c" "$KIT/tools/lib/filter.c" -o test_maps -lbpf ||
 		fail "the runner does not build on the stand-in tree"
 }
 
@@ -147,7 +147,7 @@ build_verifier_runner() {
 	cc -O1 -g -Wall -Wno-unused-function -DHAVE_GENHDR -Igen -I"$FIXTURE_TREE" \
 		-I"$KIT/tools/lib" "$KIT/tools/upstream/test_verifier_ktap.c" \
 		"$KIT/tools/upstream/child.c" "$KIT/tools/upstream/denylist.c" \
-		"$KIT/tools/lib/ktap.c" -o test_verifier -lbpf ||
+		"$KIT/tools/lib/ktap.c" "$KIT/tools/lib/filter.c" -o test_verifier -lbpf ||
 		fail "the test_verifier runner does not build on the stand-in tree"
 }
 
