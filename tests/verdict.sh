@@ -401,7 +401,7 @@ test_expected_failure_is_its_failed_check_alone() {
 		"$TESTS/fixtures/uspace-xfail.ktap" >out 2>&1 || rc=$?
 	[ $rc -eq 1 ] || fail "judge exited $rc, not 1"
 	expect_match out '^XFAIL asan.no_reuse_before_gp '
-	expect_match out '^FAIL  tsan.no_reuse_before_gp: expected to fail showing .* but its failed check said: .*expected uspace_mem_live\(\) == \(base\): 4096 bytes still allocated'
+	expect_match out '^FAIL  tsan.no_reuse_before_gp: expected to fail showing .* in its failed check, but it said: .*expected uspace_mem_live\(\) == \(base\): 4096 bytes still allocated'
 	expect_match out '^FAIL  valgrind.no_reuse_before_gp: .* but a tool reported: ==4242== Invalid read of size 8$'
 }
 
@@ -419,7 +419,7 @@ test_evidence_before_the_failed_check_is_none() {
 	sed -i 's|^    # tools/lib/reuse_checks.c:72: expected reused == 0: \(deleted element reused .*runs\)\(\r*\)$|    # \1\2\n    # tools/lib/reuse_checks.c:76: expected reused == 0: freed elements were reused before a grace period\2|' "$r/console.log"
 	grep -q 'freed elements were reused' "$r/console.log" || fail "the fixture did not change"
 	[ "$(verdict "$r")" = 1 ] || fail "evidence printed before the failed check counted"
-	expect_match out '^FAIL  reuse.no_immediate_reuse: expected to fail showing /.*deleted element reused.*/ .*its failed check said: .*freed elements were reused'
+	expect_match out '^FAIL  reuse.no_immediate_reuse: expected to fail showing /.*deleted element reused.*/ .* in its failed check, but it said: .*freed elements were reused'
 }
 
 test_run_of_no_suite_fails() {

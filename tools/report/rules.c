@@ -164,7 +164,7 @@ static char *missing_evidence(const struct expectation *e, const struct result *
 					   : !regexec(&re, r->diags[j], 0, NULL, 0);
 		regfree(&re);
 		if (!found)
-			return xasprintf("expected to fail showing /%s/ (%s), but its failed check said: %s",
+			return xasprintf("expected to fail showing /%s/ (%s) in its failed check, but it said: %s",
 					 e->shows[i], e->why, r->diags[check]);
 	}
 	return NULL;
