@@ -394,7 +394,7 @@ test_sum_adds_every_run() {
 test_expected_failure_is_its_failed_check_alone() {
 	# tools/uspace's no_reuse_before_gp on base, three ways: the evidence
 	# in the failed check (asan), the evidence printed before a leak check
-	# that failed (tsan: today's reuse_check()), and the evidence with a
+	# that failed (tsan: reuse_check() before 91f00c1), and the evidence with a
 	# Valgrind report in the case (valgrind).
 	rc=0
 	"$JUDGE" --where uspace --base 6.1 --variant base --expect "$KIT/tools/report/expectations" \
