@@ -195,6 +195,7 @@ kernel: $(KERNEL)
 include rootfs/rootfs.mk
 include tools/bench/bench.mk
 include scripts/gdb/gdb.mk
+include tools/report/report.mk
 include tests/host.mk
 include tools/uspace/uspace.mk
 include tools/upstream/upstream.mk
@@ -212,7 +213,7 @@ SLOWDOWN := $(or $(lastword $(patsubst kit.slowdown=%,%,$(filter kit.slowdown=%,
 RUN = uml/run --timeout $$(($(TIMEOUT) * $(SLOWDOWN))) --logdir $(LOGS) $(RUN_ID) $(if $(T),--tests '$(T)')
 
 run: $(KERNEL) $(IMAGE) $(JUDGE) check-filter
-	$(RUN) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
+	$(RUN) --suites $(ROOTFS_SUITES_LIST) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
 
 shell: $(KERNEL) $(IMAGE)
 	uml/run --shell --logdir $(LOGS) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
@@ -232,7 +233,7 @@ test-host: deps host-bins
 
 # One variant's selftests, through the launcher (used by tests/run-all).
 test-guest: $(KERNEL) $(IMAGE) $(JUDGE) check-filter
-	$(RUN) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
+	$(RUN) --suites $(ROOTFS_SUITES_LIST) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
 
 # The long suites (tools/stress/), KTAP like the rest: not part of `make test`.
 stress: $(KERNEL) $(IMAGE) $(JUDGE)

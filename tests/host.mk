@@ -33,13 +33,7 @@ $(H)/plain/bench-report: tools/bench/host/bench-report.c tools/bench/stats.h | $
 	@echo "  HOSTCC  $@"
 	@$(CC) $(HOST_CFLAGS) $< -o $@ -ljansson -lm
 
-# The judge of every run (tools/report/judge.c), plain for the kit's use,
-# with ASan and UBSan for tests/verdict.sh's captured logs.
-JUDGE := $(H)/judge
-$(H)/judge $(H)/asan/judge: tools/report/judge.c | $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	@echo "  HOSTCC  $@"
-	@$(CC) $(HOST_CFLAGS) $(if $(findstring /asan/,$@),$(HOST_SANITIZE)) $< -o $@ -ljansson
+# The judge (JUDGE, JUDGE_ASAN) is built by tools/report/report.mk.
 
 # make's check of a T= filter against an image's suites, in the grammar
 # of tools/lib/filter.c, the one init and the suites use.
@@ -50,4 +44,4 @@ $(CHECK_FILTER): tools/report/check-filter.c tools/lib/filter.c tools/lib/filter
 	@$(CC) -O2 -g -Wall -Wextra -Itools/lib $< tools/lib/filter.c -o $@
 
 .PHONY: host-bins
-host-bins: $(HOST_BINS) $(JUDGE) $(H)/asan/judge $(CHECK_FILTER)
+host-bins: $(HOST_BINS) $(JUDGE) $(JUDGE_ASAN) $(CHECK_FILTER)

@@ -94,4 +94,17 @@ int main(int argc, char **argv)						\
 		}							\
 	} while (0)
 
+/*
+ * KTAP_EXPECT without the return, for a check whose failure carries more
+ * lines: true when @cond holds; else the failed check is printed, the
+ * caller adds the lines it carries (ktap_diag("  ..."): indented, right
+ * after it) and returns KTAP_FAIL.  The judge takes an expected failure's
+ * evidence from the failed check and these lines only
+ * (tools/report/judge.c, missing_evidence()).
+ */
+#define KTAP_CHECK(cond, fmt, ...)					\
+	((cond) ? true :						\
+	 (ktap_diag("%s:%d: expected %s: " fmt,				\
+		    __FILE__, __LINE__, #cond, ##__VA_ARGS__), false))
+
 #endif /* KIT_KTAP_H */
