@@ -351,7 +351,7 @@ test_suite_status_disagreeing_with_cases_fails() {
 
 test_fixtures_are_current() {
 	# Every suite of a fixture has today's cases, in today's order.
-	for f in pass reuse-base stock-irq; do
+	for f in pass reuse-base stock-irq sleepable-loads sleepable-refused; do
 		for suite in $(sed -n 's/^    # Subtest: //p' "$TESTS/fixtures/$f.log" | tr -d '\r'); do
 			bin=$KIT/build/rootfs/bin/$suite
 			[ -x "$bin" ] || skip "$bin not built (make rootfs)"
@@ -514,4 +514,30 @@ test_suite_of_no_cases_is_no_pass() {
 	[ "$(judge_kit "$TESTS/fixtures/empty-suite.ktap")" = 1 ] || fail "a suite of no cases passed"
 	expect_match out '^FAIL  lib: planned no cases \(1\.\.0\)$'
 	expect_match out '^1 passed, 1 failed'
+}
+
+test_sleepable_maps_outcome_pinned_per_variant() {
+	# Every variant and base not in tools/report/expectations must load.
+	for id in reuse-after-gp:6.1 base:6.1 percpu-marks:6.1 base:6.12 reuse-after-gp:6.12; do
+		r=$(fixture_run sleepable-loads "${id%:*}" 0 "base=${id#*:}" tests=sleepable_maps)
+		[ "$(verdict "$r")" = 0 ] || fail "sleepable programs loading failed $id: $(grep -E '^(FAIL|XPASS)' out | head -n 2)"
+	done
+	# kmalloc-rcu and free-after-gp must refuse: a load there is an XPASS.
+	for v in kmalloc-rcu free-after-gp; do
+		r=$(fixture_run sleepable-loads "$v" 0 tests=sleepable_maps)
+		[ "$(verdict "$r")" = 1 ] || fail "$v loading sleepable users of a no-prealloc hash passed"
+		expect_match out '^XPASS sleepable_maps\.no_prealloc_hash_loads '
+		expect_match out '^XPASS sleepable_maps\.no_prealloc_percpu_hash_loads '
+		r=$(fixture_run sleepable-refused "$v" 1 tests=sleepable_maps)
+		[ "$(verdict "$r")" = 0 ] || fail "$v refusing sleepable users failed: $(grep -E '^(FAIL|XPASS)' out | head -n 2)"
+		expect_match out '2 expected failures on '"$v"
+	done
+	# A refusal anywhere else fails, and so does one for another reason.
+	r=$(fixture_run sleepable-refused reuse-after-gp 1 tests=sleepable_maps)
+	[ "$(verdict "$r")" = 1 ] || fail "reuse-after-gp refusing sleepable users passed"
+	expect_match out '^FAIL  sleepable_maps\.no_prealloc_hash_loads$'
+	r=$(fixture_run sleepable-refused kmalloc-rcu 1 tests=sleepable_maps)
+	sed -i 's/refused (-22): Sleepable programs can only use preallocated hash maps/refused (-7): log without the refusal/' "$r/console.log"
+	[ "$(verdict "$r")" = 1 ] || fail "a refusal without the verifier's reason passed on kmalloc-rcu"
+	expect_match out '^FAIL  sleepable_maps\.no_prealloc_hash_loads: expected to fail showing'
 }
