@@ -145,18 +145,31 @@ static enum ktap_result syscall_updates_percpu_hash_64(void)
 	return syscall_updates(BPF_MAP_TYPE_PERCPU_HASH, 64);
 }
 
-/* The IRQ work interrupt count, the "IWI" line of /proc/interrupts; -1 if none. */
+/*
+ * The IRQ work interrupt count, the "IWI" line of /proc/interrupts summed
+ * over its columns, one per CPU (the update may run on any); -1 if none.
+ */
 static long long iwi_count(void)
 {
-	char line[256];
+	char line[1024];
 	long long n = -1;
 	FILE *f = fopen("/proc/interrupts", "r");
 
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, " IWI: %lld", &n) == 1)
-			break;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		long long c;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "IWI:", 4))
+			continue;
+		n = 0;
+		for (p += 4; (c = strtoll(p, &end, 10)), end != p; p = end)
+			n += c;
+		break;
+	}
 	fclose(f);
 	return n;
 }
