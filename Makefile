@@ -46,7 +46,11 @@ ifeq ($(wildcard $(KERNEL_SRC)/Makefile),)
 $(error KERNEL_SRC=$(KERNEL_SRC) is not a kernel tree (no Makefile); give the path of a Linux source tree, or leave it unset for Debian's linux-source-$(BASE))
 endif
 KERNEL_SRC_VERSION := $(shell make -s --no-print-directory -C $(KERNEL_SRC) kernelversion 2>/dev/null)
-override BASE := $(shell echo '$(KERNEL_SRC_VERSION)' | cut -d. -f1,2)
+# Its major.minor, or the base whose 'matches' key (make patterns) takes it:
+# 7.2 takes every 7.x.
+KERNEL_SRC_MM := $(shell echo '$(KERNEL_SRC_VERSION)' | cut -d. -f1,2)
+override BASE := $(or $(firstword $(foreach b,$(KNOWN_BASES),$(if $(filter \
+	$(shell sed -n 's/^matches=//p' kernel/bases/$(b)),$(KERNEL_SRC_MM)),$(b)))),$(KERNEL_SRC_MM))
 ifeq ($(filter $(BASE),$(KNOWN_BASES)),)
 $(error KERNEL_SRC=$(KERNEL_SRC) is Linux '$(KERNEL_SRC_VERSION)'; the kit knows the bases $(KNOWN_BASES) (kernel/bases/): their UML patches, variants and expectations)
 endif
@@ -57,6 +61,8 @@ endif
 base_key = $(shell sed -n 's/^$(1)=//p' kernel/bases/$(2))
 BASE_PACKAGE := $(call base_key,package,$(BASE))
 BASE_TARBALL := $(call base_key,tarball,$(BASE))
+# Suites to fetch the package from when the machine's own have none (7.2).
+BASE_FETCH := $(call base_key,fetch,$(BASE))
 BASE_VARIANTS := $(call base_key,variants,$(BASE))
 FLAVORS := $(call base_key,flavors,$(BASE))
 DEFAULT_VARIANT := $(call base_key,default_variant,$(DEFAULT_BASE))
@@ -114,8 +120,10 @@ STAMPS := $(BUILD)/stamps
 IMAGE := rootfs.img
 LOGS := $(BUILD)/logs
 
-# A fragment named <flavor>-<base>.config adds what that base needs.
+# A fragment named <flavor>-<base>.config adds what that base needs; the
+# base's UML patches may bring options of their own ($(UML_PATCH_DIR)/config).
 FRAGMENTS := uml/configs/base.config $(wildcard uml/configs/base-$(BASE).config) \
+	$(if $(filter yes,$(UML_PATCHES)),$(wildcard $(UML_PATCH_DIR)/config)) \
 	uml/configs/$(FLAVOR).config $(wildcard uml/configs/$(FLAVOR)-$(BASE).config) \
 	$(wildcard $(PATCHES)/$(VARIANT)/config)
 
@@ -149,7 +157,7 @@ KMAKE = $(MAKE) -C $(SRC) ARCH=um O=$(KIT)/$(OBJ_DIR) CC="$(KBUILD_CC)" -j$(JOBS
 
 # The base's linux-source package only for the base in use, and not for
 # a KERNEL_SRC tree.
-BASE_NEEDS := $(if $(KERNEL_SRC),,$(BASE_PACKAGE):$(BASE_TARBALL))
+BASE_NEEDS := $(if $(KERNEL_SRC),,$(BASE_PACKAGE):$(BASE_TARBALL)$(if $(BASE_FETCH),:$(BASE_FETCH)))
 DEPS_STAMP := $(STAMPS)/deps-$(call key,scripts/deps,$(BASE_NEEDS))
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/deps
