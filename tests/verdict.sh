@@ -528,9 +528,10 @@ test_sleepable_maps_outcome_pinned_per_variant() {
 		[ "$(verdict "$r")" = 1 ] || fail "$v loading sleepable users of a no-prealloc hash passed"
 		expect_match out '^XPASS sleepable_maps\.no_prealloc_hash_loads '
 		expect_match out '^XPASS sleepable_maps\.no_prealloc_percpu_hash_loads '
+		expect_match out '^XPASS sleepable_maps\.no_prealloc_hash_of_maps_loads '
 		r=$(fixture_run sleepable-refused "$v" 1 tests=sleepable_maps)
 		[ "$(verdict "$r")" = 0 ] || fail "$v refusing sleepable users failed: $(grep -E '^(FAIL|XPASS)' out | head -n 2)"
-		expect_match out '2 expected failures on '"$v"
+		expect_match out '3 expected failures on '"$v"
 	done
 	# A refusal anywhere else fails, and so does one for another reason.
 	r=$(fixture_run sleepable-refused reuse-after-gp 1 tests=sleepable_maps)

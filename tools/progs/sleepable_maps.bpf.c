@@ -2,8 +2,8 @@
 /*
  * Sleepable BPF_PROG_TYPE_SYSCALL programs (the selftest sets
  * BPF_F_SLEEPABLE) that use a BPF_F_NO_PREALLOC hash map, directly
- * and through an ARRAY_OF_MAPS, and a BPF_F_NO_PREALLOC per-cpu hash
- * map.  tools/selftests/sleepable_maps.c loads one at a time: whether
+ * and through an ARRAY_OF_MAPS, a BPF_F_NO_PREALLOC per-cpu hash map,
+ * and a BPF_F_NO_PREALLOC hash of (preallocated array) maps.  tools/selftests/sleepable_maps.c loads one at a time: whether
  * each loads is pinned per variant (tools/report/expectations), and
  * the verifier must treat both ways of reaching the hash alike.
  * BTF-defined maps: map-in-map needs the inner map's definition.
@@ -40,6 +40,22 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } percpu_htab SEC(".maps");
+
+struct kit_inner_array {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+
+/* Its own elements, which hold the inner maps, are not preallocated. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct kit_inner_array);
+} hash_of_maps SEC(".maps");
 
 __u64 seen;
 
@@ -79,6 +95,23 @@ int lookup_percpu(void *ctx)
 	__u32 key = 0;
 	__u64 *val = bpf_map_lookup_elem(&percpu_htab, &key);
 
+	if (val)
+		seen = *val;
+	return 0;
+}
+
+/* Uses the no-prealloc hash of maps itself. */
+SEC("syscall")
+int lookup_hash_of_maps(void *ctx)
+{
+	__u32 key = 0;
+	__u64 *val;
+	void *inner;
+
+	inner = bpf_map_lookup_elem(&hash_of_maps, &key);
+	if (!inner)
+		return 0;
+	val = bpf_map_lookup_elem(inner, &key);
 	if (val)
 		seen = *val;
 	return 0;

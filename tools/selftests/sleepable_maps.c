@@ -15,12 +15,14 @@
  * The image does not know the variant, so each case states one promise
  * and the judge knows which variants keep it:
  *
- * - no_prealloc_hash_loads, no_prealloc_percpu_hash_loads: a sleepable
- *   program that uses the map loads.  tools/report/expectations names the
- *   variants whose verifier must refuse it instead (an expected failure
- *   that shows the refusal); on every other variant and base it must
- *   load.  So a variant that loses its verifier rule passes where it must
- *   fail (XPASS), and one that gains a refusal fails.
+ * - no_prealloc_hash_loads, no_prealloc_percpu_hash_loads,
+ *   no_prealloc_hash_of_maps_loads: a sleepable program that uses such a
+ *   map (a hash of maps: its elements hold the inner maps) loads.
+ *   tools/report/expectations names the variants whose verifier must
+ *   refuse it instead (an expected failure that shows the refusal); on
+ *   every other variant and base it must load.  So a variant that loses
+ *   its verifier rule passes where it must fail (XPASS), and one that
+ *   gains a refusal fails.
  *
  * - map_in_map_no_prealloc_as_direct: whatever the verifier decides for
  *   the direct use it decides for the map-in-map use too.
@@ -97,6 +99,11 @@ static enum ktap_result no_prealloc_percpu_hash_loads(void)
 	return expect_loads("lookup_percpu", "a BPF_F_NO_PREALLOC per-cpu hash");
 }
 
+static enum ktap_result no_prealloc_hash_of_maps_loads(void)
+{
+	return expect_loads("lookup_hash_of_maps", "a BPF_F_NO_PREALLOC hash of maps");
+}
+
 static enum ktap_result map_in_map_no_prealloc_as_direct(void)
 {
 	struct load_result direct, inner;
@@ -126,6 +133,7 @@ static enum ktap_result map_in_map_no_prealloc_as_direct(void)
 static const struct ktap_case cases[] = {
 	{ "no_prealloc_hash_loads", no_prealloc_hash_loads },
 	{ "no_prealloc_percpu_hash_loads", no_prealloc_percpu_hash_loads },
+	{ "no_prealloc_hash_of_maps_loads", no_prealloc_hash_of_maps_loads },
 	{ "map_in_map_no_prealloc_as_direct", map_in_map_no_prealloc_as_direct },
 };
 
