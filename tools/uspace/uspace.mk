@@ -126,6 +126,8 @@ EXPLORE_CC ?= clang
 FUZZ_RUNS ?= 20000
 FUZZ_SEED ?= 1
 FUZZ_MAX_LEN ?= 256
+# FUZZ_SEEDS=no: start from nothing instead of tools/uspace/corpus
+FUZZ_SEEDS ?= yes
 EXPLORE_TEST_RUNS ?= 2000
 EXPLORE_DIR := $(US_DIR)/explore
 EXPLORE_CORPUS := $(US_DIR)/corpus
@@ -158,7 +160,8 @@ uspace-explore-bin: uspace-src $(JUDGE)
 	@$(MAKE) -s --no-print-directory $(US)/$(VARIANT)/explore/explore
 
 uspace-fuzz: uspace-explore-bin
-	@$(EXPLORE_RUN) fuzz --runs $(FUZZ_RUNS) --seed $(FUZZ_SEED) --max-len $(FUZZ_MAX_LEN)
+	@$(EXPLORE_RUN) fuzz --runs $(FUZZ_RUNS) --seed $(FUZZ_SEED) --max-len $(FUZZ_MAX_LEN) \
+		$(if $(filter no,$(FUZZ_SEEDS)),--no-seeds)
 
 uspace-replay: uspace-explore-bin
 	@[ -n "$(FILE)" ] || { echo "make uspace-replay: FILE=input (a crash-* or corpus file)" >&2; exit 2; }

@@ -19,11 +19,14 @@
  *   trace_unlock k it leaves
  *   irq_work k     deliver CPU k's pending irq_work (at its next point with irqs on)
  *   softirq k      run CPU k's ready RCU callbacks (likewise)
- *   gp f           end a grace period: ARG&1 ? RCU tasks trace : RCU
+ *   gp f           end a grace period: ARG&1 ? RCU tasks trace : RCU; every CPU's
+ *                  operation ends first, unless ARG&2 (then a CPU in the middle of one
+ *                  holds up the callbacks queued after its operation began)
  *   nmi k          an NMI program on CPU k, at its next local_inc_return()
  *   step k n       resume CPU k for 1 + (ARG>>2)%4 scheduling points
  *   finish k       run CPU k's operation to its end
- *   destroy k      free every live object, then bpf_mem_alloc_destroy() on CPU k
+ *   destroy k      free every live object on CPU k (to its end), then start
+ *                  bpf_mem_alloc_destroy() there, stepped like any operation
  *   work k         run the oldest queued work item (destroy's deferred free) on CPU k
  *   fault f        fail_bpf_reuse_batch off (ARG even) or always (odd), where it exists
  *
@@ -177,7 +180,7 @@ static void got(int cpu, int pl, void *p)
 				struct hold *h = &holds[k][f][i];
 
 				if (h->block == b && h->freed && f == XF_RCU)
-					xfail("reuse", "CPU %d got %p from %s, freed while CPU %d's RCU reader (since command-time %lu) holds it",
+					xfail("reuse", "CPU %d got %p from %s, freed while CPU %d's RCU reader (inside since time %lu) holds it",
 					      cpu, p, pool_names[pl], k, xcpus[k].start[f]);
 			}
 	for (i = 0; i < NR_SLOTS; i++)
@@ -311,7 +314,8 @@ void xcheck_kfree(const void *p)
 					      f == XF_RCU ? "RCU" : "RCU tasks trace");
 }
 
-static void op_destroy(int cpu, long arg)
+/* What the map frees before it destroys its allocator: every element */
+static void op_free_all(int cpu, long arg)
 {
 	int i, k;
 
@@ -327,6 +331,12 @@ static void op_destroy(int cpu, long arg)
 			do_free(cpu, i);
 			op_point();
 		}
+}
+
+static void op_destroy(int cpu, long arg)
+{
+	int i, k;
+
 	if (trace) {
 		char buf[512];
 		bool bad = false;
@@ -626,6 +636,14 @@ static void command(int op, int a)
 		}
 		break;
 	case C_GP:
+		/*
+		 * Every CPU passes a quiescent state: its operation ends (ARG
+		 * bit 1 clear), or only what no running operation holds up
+		 * becomes ready (bit 1 set: a CPU stays in the middle).
+		 */
+		if (!(a & 2))
+			for (i = 0; i < uspace_nr_cpus; i++)
+				finish(i);
 		i = xgp_end(a & 1);
 		if (trace)
 			printf("        %s grace period: %d callbacks ready\n", a & 1 ? "tasks trace" : "RCU", i);
@@ -647,6 +665,8 @@ static void command(int op, int a)
 			reader_leave(i, XF_RCU);
 			reader_leave(i, XF_TRACE);
 		}
+		start(k, op_free_all, 0, true);
+		finish(k);
 		start(k, op_destroy, 0, false);
 		break;
 	case C_WORK:
