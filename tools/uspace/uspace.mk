@@ -120,6 +120,7 @@ uspace-test-quick:
 #
 #   make uspace-fuzz VARIANT=v [BASE=b] [FUZZ_RUNS=n]   explore n executions from the corpus
 #   make uspace-replay VARIANT=v FILE=input             replay one input with a trace
+#   make uspace-minimize VARIANT=v FILE=input           shrink a failing input (FILE.min)
 #   make uspace-explore-test                            corpus + EXPLORE_TEST_RUNS per variant
 
 EXPLORE_CC ?= clang
@@ -154,7 +155,7 @@ $(US)/%/explore/explore: $(BUILD)/src/%$(BASE_TAG)/kernel/bpf/memalloc.c $(EXPLO
 EXPLORE_RUN = $(EXPLORE_DIR)/run --bin $(US)/$(VARIANT)/explore/explore --variant $(VARIANT) \
 	--src '$(BUILD)/src' --tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE)
 
-.PHONY: uspace-fuzz uspace-replay uspace-explore-test uspace-explore-bin
+.PHONY: uspace-fuzz uspace-replay uspace-minimize uspace-explore-test uspace-explore-bin
 
 uspace-explore-bin: uspace-src $(JUDGE)
 	@$(MAKE) -s --no-print-directory $(US)/$(VARIANT)/explore/explore
@@ -166,6 +167,12 @@ uspace-fuzz: uspace-explore-bin
 uspace-replay: uspace-explore-bin
 	@[ -n "$(FILE)" ] || { echo "make uspace-replay: FILE=input (a crash-* or corpus file)" >&2; exit 2; }
 	@$(EXPLORE_RUN) replay $(FILE)
+
+# A failing input shrunk by libFuzzer (-minimize_crash, MIN_RUNS attempts): FILE.min
+MIN_RUNS ?= 2000
+uspace-minimize: uspace-explore-bin
+	@[ -n "$(FILE)" ] || { echo "make uspace-minimize: FILE=input" >&2; exit 2; }
+	@$(EXPLORE_RUN) minimize $(FILE) $(MIN_RUNS)
 
 # The corpus replayed and EXPLORE_TEST_RUNS executions (a count) on each variant.
 uspace-explore-test:

@@ -7,15 +7,15 @@
  * The input: byte 0 picks the number of CPUs (2 + b % 3), then commands
  * of two bytes, OP and ARG (OP % NR_OPS; CPU k = ARG % CPUs):
  *
- *   alloc k n      CPU k allocates 1 + (ARG>>2)%8 objects of the fixed-size cache
- *   free k s       CPU k frees up to 4 live objects from slot (ARG>>2) on
- *   salloc k c     CPU k allocates one object of size class c (bpf_mem_alloc)
+ *   alloc k n      CPU k allocates 1 + s%8 objects of the fixed-size cache
+ *   free k s       CPU k frees up to 4 live objects from the s-th on
+ *   salloc k n     CPU k allocates 1 + s%8 objects of sizes[that % 8] (bpf_mem_alloc)
  *   sfree k s      CPU k frees a sized object (bpf_mem_free)
- *   palloc k n     CPU k allocates 1 + (ARG>>2)%4 per-cpu objects
+ *   palloc k n     CPU k allocates 1 + s%4 per-cpu objects
  *   pfree k s      CPU k frees up to 4 per-cpu objects
- *   rcu_lock k s   a program on CPU k enters rcu_read_lock() and holds slot s's object
+ *   rcu_lock k s   a program on CPU k enters rcu_read_lock() and holds the s-th live object
  *   rcu_unlock k   it leaves
- *   trace_lock k s a sleepable program enters rcu_read_lock_trace(), holds slot s
+ *   trace_lock k s a sleepable program enters rcu_read_lock_trace(), holds the s-th
  *   trace_unlock k it leaves
  *   irq_work k     deliver CPU k's pending irq_work (at its next point with irqs on)
  *   softirq k      run CPU k's ready RCU callbacks (likewise)
@@ -23,16 +23,18 @@
  *                  operation ends first, unless ARG&2 (then a CPU in the middle of one
  *                  holds up the callbacks queued after its operation began)
  *   nmi k          an NMI program on CPU k, at its next local_inc_return()
- *   step k n       resume CPU k for 1 + (ARG>>2)%4 scheduling points
+ *   step k n       resume CPU k for 1 + s%4 scheduling points
  *   finish k       run CPU k's operation to its end
  *   destroy k      free every live object on CPU k (to its end), then start
  *                  bpf_mem_alloc_destroy() there, stepped like any operation
  *   work k         run the oldest queued work item (destroy's deferred free) on CPU k
  *   fault f        fail_bpf_reuse_batch off (ARG even) or always (odd), where it exists
  *
- * An operation started on a CPU runs to its first scheduling point and
- * then waits for "step"/"finish" (or for the next operation on that CPU,
- * which finishes it first).  After the last command every operation is
+ * A workload operation (alloc ... pfree) runs to its end, unless ARG's
+ * top bit is set: then it stops at its first scheduling point and waits
+ * for "step"/"finish" (or the next operation on that CPU, which finishes
+ * it first), and other CPUs run in between.  destroy always stops there.
+ * s = (ARG >> 2) & 31 below.  After the last command every operation is
  * finished, readers leave, the allocator is destroyed, the work and
  * every callback run, and all memory must be back.
  *
@@ -161,6 +163,25 @@ static void op_point(void)
 	uspace_sched_point(USPACE_SP_OP);
 }
 
+/*
+ * The slot of the @n-th live object (of pool @pl, any: -1), counting
+ * round: a command's argument always names an object while there is one.
+ */
+static int nth_live(int pl, int n)
+{
+	int i, live = 0;
+
+	for (i = 0; i < NR_SLOTS; i++)
+		live += slots[i].ptr && (pl < 0 || slots[i].pool == pl);
+	if (!live)
+		return -1;
+	n %= live;
+	for (i = 0; i < NR_SLOTS; i++)
+		if (slots[i].ptr && (pl < 0 || slots[i].pool == pl) && !n--)
+			return i;
+	return -1;
+}
+
 /* A fresh object from pool @pl on @cpu: check it, record it */
 static void got(int cpu, int pl, void *p)
 {
@@ -172,16 +193,16 @@ static void got(int cpu, int pl, void *p)
 	b = block_of(p);
 	for (i = 0; i < NR_SLOTS; i++)
 		if (slots[i].ptr && block_of(slots[i].ptr) == b)
-			xfail("in-use", "CPU %d got %p from %s, which slot %d still holds", cpu, p,
-			      pool_names[pl], i);
+			xfail("in-use", "CPU %d got object #%lu from %s, which slot %d still holds", cpu,
+			      xserial(b), pool_names[pl], i);
 	for (k = 0; k < uspace_nr_cpus; k++)
 		for (f = 0; f < 2; f++)
 			for (i = 0; i < nr_holds[k][f]; i++) {
 				struct hold *h = &holds[k][f][i];
 
 				if (h->block == b && h->freed && f == XF_RCU)
-					xfail("reuse", "CPU %d got %p from %s, freed while CPU %d's RCU reader (inside since time %lu) holds it",
-					      cpu, p, pool_names[pl], k, xcpus[k].start[f]);
+					xfail("reuse", "CPU %d got object #%lu from %s, freed while CPU %d's RCU reader (inside since time %lu) holds it",
+					      cpu, xserial(b), pool_names[pl], k, xcpus[k].start[f]);
 			}
 	for (i = 0; i < NR_SLOTS; i++)
 		if (!slots[i].ptr) {
@@ -231,13 +252,15 @@ static void op_alloc(int cpu, long arg)
 	}
 }
 
-/* arg: pool << 8 | first slot; up to 4 objects of the pool from there */
+/* arg: pool << 8 | n; up to 4 objects of the pool from its n-th live one on */
 static void op_free(int cpu, long arg)
 {
-	int pl = arg >> 8, s = arg & 0xff, i, n = 0;
+	int pl = arg >> 8, first = nth_live(pl, arg & 0xff), i, n = 0;
 
+	if (first < 0)
+		return;
 	for (i = 0; i < NR_SLOTS && n < 4; i++) {
-		int j = (s + i) % NR_SLOTS;
+		int j = (first + i) % NR_SLOTS;
 
 		if (slots[j].ptr && slots[j].pool == pl) {
 			if (n++)
@@ -273,8 +296,8 @@ void xnmi_prog(int cpu)
 
 				for (j = 0; j < NR_SLOTS; j++)
 					if (slots[j].ptr && block_of(slots[j].ptr) == b)
-						xfail("in-use", "NMI on CPU %d got %p, which slot %d still holds",
-						      cpu, stash[cpu][i], j);
+						xfail("in-use", "NMI on CPU %d got object #%lu, which slot %d still holds",
+						      cpu, xserial(b), j);
 			}
 			return;
 		}
@@ -288,13 +311,15 @@ static void reader_leave(int k, int f)
 	nr_holds[k][f] = 0;
 }
 
-static void reader_enter(int k, int f, int s)
+static void reader_enter(int k, int f, int n)
 {
+	int s = nth_live(-1, n);
+
 	if (!xcpus[k].nest[f]) {
 		xcpus[k].nest[f] = 1;
 		xcpus[k].start[f] = ++xtime;
 	}
-	if (slots[s].ptr && nr_holds[k][f] < NR_HOLDS)
+	if (s >= 0 && nr_holds[k][f] < NR_HOLDS)
 		holds[k][f][nr_holds[k][f]++] = (struct hold){ .block = block_of(slots[s].ptr), .slot = s };
 }
 
@@ -304,13 +329,13 @@ void xcheck_kfree(const void *p)
 
 	for (i = 0; i < NR_SLOTS; i++)
 		if (slots[i].ptr && block_of(slots[i].ptr) == p)
-			xfail("in-use", "kfree() of %p, which slot %d holds", p, i);
+			xfail("in-use", "kfree() of object #%lu, which slot %d holds", xserial(p), i);
 	for (k = 0; k < uspace_nr_cpus; k++)
 		for (f = 0; f < 2; f++)
 			for (i = 0; i < nr_holds[k][f]; i++)
 				if (holds[k][f][i].block == p)
 					xfail(f == XF_RCU ? "rcu-free" : "trace-free",
-					      "kfree() of %p while CPU %d's %s reader holds it", p, k,
+					      "kfree() of object #%lu while CPU %d's %s reader holds it", xserial(p), k,
 					      f == XF_RCU ? "RCU" : "RCU tasks trace");
 }
 
@@ -512,7 +537,7 @@ static void check_one_place(void)
 			struct xblock *b = xobj_at(block_of(slots[i].ptr));
 
 			if (!b)
-				xfail("in-use", "slot %d holds %p, which is no live object", i, slots[i].ptr);
+				xfail("in-use", "slot %d holds an object that is no live object", i);
 			else
 				{ b->mark++; b->place = "in use"; b->place_cpu = -1; }
 		}
@@ -528,8 +553,8 @@ static void check_one_place(void)
 		struct xblock *b = xobj(i);
 
 		if (b->mark != 1)
-			xfail("one-place", "object %p is in %d places (in use, lists, batches, callbacks)",
-			      (void *)b->data, b->mark);
+			xfail("one-place", "object #%lu is in %d places (in use, lists, batches, callbacks)",
+			      b->serial, b->mark);
 	}
 }
 
@@ -578,13 +603,26 @@ static const char *const cmd_names[] = {
 	"finish", "destroy", "work", "fault",
 };
 
+/*
+ * An operation of the workload on CPU @k: the CPU finishes what it was
+ * doing, then starts @fn, which runs to its end unless ARG's top bit
+ * asks it to stop at its first scheduling point (interleave: "step",
+ * "finish", or the next operation on the CPU resume it).
+ */
+static void workload(int k, int a, void (*fn)(int, long), long arg)
+{
+	start(k, fn, arg, true);
+	if (!(a & 0x80))
+		finish(k);
+}
+
 static void command(int op, int a)
 {
-	int k = a % uspace_nr_cpus, s = (a >> 2) % NR_SLOTS, i;
+	int k = a % uspace_nr_cpus, s = (a >> 2) & 31, i;
 	struct fault_attr *fa;
 
 	if (trace)
-		printf("#%d %s cpu%d arg %d\n", cmd_no, cmd_names[op], k, a >> 2);
+		printf("#%d %s cpu%d arg %d%s\n", cmd_no, cmd_names[op], k, s, a & 0x80 ? " (interleaved)" : "");
 	if (destroyed || destroying) {
 		/* after destroy: only what drives the callbacks and the work */
 		switch (op) {
@@ -596,22 +634,22 @@ static void command(int op, int a)
 	}
 	switch (op) {
 	case C_ALLOC:
-		start(k, op_alloc, P_FIXED << 8 | (1 + (a >> 2) % 8), true);
+		workload(k, a, op_alloc, P_FIXED << 8 | (1 + s % 8));
 		break;
 	case C_FREE:
-		start(k, op_free, P_FIXED << 8 | s, true);
+		workload(k, a, op_free, P_FIXED << 8 | s);
 		break;
 	case C_SALLOC:
-		start(k, op_alloc, P_SIZED << 8 | (1 + (a >> 2) % 8), true);
+		workload(k, a, op_alloc, P_SIZED << 8 | (1 + s % 8));
 		break;
 	case C_SFREE:
-		start(k, op_free, P_SIZED << 8 | s, true);
+		workload(k, a, op_free, P_SIZED << 8 | s);
 		break;
 	case C_PALLOC:
-		start(k, op_alloc, P_PCPU << 8 | (1 + (a >> 2) % 4), true);
+		workload(k, a, op_alloc, P_PCPU << 8 | (1 + s % 4));
 		break;
 	case C_PFREE:
-		start(k, op_free, P_PCPU << 8 | s, true);
+		workload(k, a, op_free, P_PCPU << 8 | s);
 		break;
 	case C_RCU_LOCK:
 	case C_TRACE_LOCK:
@@ -653,7 +691,7 @@ static void command(int op, int a)
 		poke(k);
 		break;
 	case C_STEP:
-		for (i = 0; i <= (a >> 2) % 4 && xcpus[k].state != XS_IDLE; i++)
+		for (i = 0; i <= s % 4 && xcpus[k].state != XS_IDLE; i++)
 			step(k, 0);
 		break;
 	case C_FINISH:
@@ -667,6 +705,7 @@ static void command(int op, int a)
 		}
 		start(k, op_free_all, 0, true);
 		finish(k);
+		/* stopped at its first point, like an interleaved operation */
 		start(k, op_destroy, 0, false);
 		break;
 	case C_WORK:
@@ -728,7 +767,7 @@ static void final(void)
 		int i;
 
 		for (i = 0; i < nr_xblocks; i++)
-			printf("    left: %p kind %d size %zu, last seen: %s cpu %d\n", (void *)xblocks[i]->data,
+			printf("    left: object #%lu kind %d size %zu, last seen: %s cpu %d\n", xblocks[i]->serial,
 			       xblocks[i]->kind, xblocks[i]->size,
 			       xblocks[i]->place ? xblocks[i]->place : "-", xblocks[i]->place_cpu);
 	}

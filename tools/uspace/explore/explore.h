@@ -63,6 +63,7 @@ struct xblock {
 	int kind, idx;
 	gfp_t gfp;
 	int mark;		/* lists.c: how many places hold it */
+	unsigned long serial;	/* n-th block of the run: stable across replays */
 	const char *place;	/* where the last check found it */
 	int place_cpu;
 	long __attribute__((aligned(16))) data[];
@@ -71,6 +72,8 @@ extern struct xblock **xblocks;
 extern int nr_xblocks;
 extern long xmem_live;
 struct xblock *xblock_of(const void *p);
+/* "#serial" of the block that starts at @p (or holds it), for messages */
+unsigned long xserial(const void *p);
 
 /* explore.c */
 void xfail(const char *inv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -122,8 +122,8 @@ void xlists_mark(struct bpf_mem_alloc *ma, bool *bad)
 				struct llist_head *h = (void *)((char *)cache_of(ma, cpu, i) + lists[l].off);
 
 				if (walk(h->first, bad, lists[l].name, cpu) < 0) {
-					xfail("one-place", "CPU %d cache %d %s holds %p, which is no live object",
-					      cpu, i, lists[l].name, (void *)h->first);
+					xfail("one-place", "CPU %d cache %d %s holds a node that is no live object",
+					      cpu, i, lists[l].name);
 				}
 			}
 }

@@ -369,6 +369,12 @@ struct xblock **xblocks;
 int nr_xblocks, max_xblocks;
 long xmem_live;
 unsigned long xobj_kfrees;
+static unsigned long xserials;
+
+unsigned long xserial(const void *p)
+{
+	return xblock_of(p)->serial;
+}
 static int failslab;
 
 long uspace_mem_live(void)
@@ -420,6 +426,8 @@ static void *xalloc(size_t size, gfp_t flags, int kind)
 		return NULL;
 	b->size = size;
 	b->kind = kind;
+	b->serial = ++xserials;
+	b->place = NULL;
 	b->gfp = flags;
 	if (flags & __GFP_ZERO)
 		memset(b->data, 0, size);
@@ -593,7 +601,7 @@ static void queue_cb(struct rcu_head *head, rcu_callback_t func, int f)
 	{
 		char d[64];
 
-		snprintf(d, sizeof(d), "%p at %lu", (void *)func, cb->time);
+		snprintf(d, sizeof(d), "at time %lu", cb->time);
 		xtrace_event(cb->cpu, f ? "call_rcu_tasks_trace" : "call_rcu", d);
 	}
 }
@@ -674,7 +682,7 @@ void xrun_softirq(int cpu)
 		{
 			char d[64];
 
-			snprintf(d, sizeof(d), "%p queued at %lu", (void *)cb->func, cb->time);
+			snprintf(d, sizeof(d), "queued at time %lu", cb->time);
 			xtrace_event(cpu, cb->flavour ? "tasks trace callback" : "rcu callback", d);
 		}
 		cb->func(cb->head);
@@ -826,6 +834,8 @@ void xsched_reset(void)
 	memset(xpoints, 0, sizeof(xpoints));
 	xtime = 0;
 	failslab = 0;
+	xserials = 0;
+	xobj_kfrees = 0;
 }
 
 /* Blocks left at the end of a run, freed (after the leak check) */
