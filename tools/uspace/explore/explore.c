@@ -7,12 +7,12 @@
  * The input: byte 0 picks the number of CPUs (2 + b % 3), then commands
  * of two bytes, OP and ARG (OP % NR_OPS; CPU k = ARG % CPUs):
  *
- *   alloc k n      CPU k allocates 1 + s%8 objects of the fixed-size cache
- *   free k s       CPU k frees up to 4 live objects from the s-th on
+ *   alloc k n      CPU k allocates 1 + s objects of the fixed-size cache
+ *   free k s       CPU k frees up to 8 live objects from the s-th on
  *   salloc k n     CPU k allocates 1 + s%8 objects of sizes[that % 8] (bpf_mem_alloc)
- *   sfree k s      CPU k frees a sized object (bpf_mem_free)
+ *   sfree k s      CPU k frees up to 8 sized objects (bpf_mem_free)
  *   palloc k n     CPU k allocates 1 + s%4 per-cpu objects
- *   pfree k s      CPU k frees up to 4 per-cpu objects
+ *   pfree k s      CPU k frees up to 8 per-cpu objects
  *   rcu_lock k s   a program on CPU k enters rcu_read_lock() and holds the s-th live object
  *   rcu_unlock k   it leaves
  *   trace_lock k s a sleepable program enters rcu_read_lock_trace(), holds the s-th
@@ -252,14 +252,14 @@ static void op_alloc(int cpu, long arg)
 	}
 }
 
-/* arg: pool << 8 | n; up to 4 objects of the pool from its n-th live one on */
+/* arg: pool << 8 | n; up to 8 objects of the pool from its n-th live one on */
 static void op_free(int cpu, long arg)
 {
 	int pl = arg >> 8, first = nth_live(pl, arg & 0xff), i, n = 0;
 
 	if (first < 0)
 		return;
-	for (i = 0; i < NR_SLOTS && n < 4; i++) {
+	for (i = 0; i < NR_SLOTS && n < 8; i++) {
 		int j = (first + i) % NR_SLOTS;
 
 		if (slots[j].ptr && slots[j].pool == pl) {
@@ -634,7 +634,7 @@ static void command(int op, int a)
 	}
 	switch (op) {
 	case C_ALLOC:
-		workload(k, a, op_alloc, P_FIXED << 8 | (1 + s % 8));
+		workload(k, a, op_alloc, P_FIXED << 8 | (1 + s));
 		break;
 	case C_FREE:
 		workload(k, a, op_free, P_FIXED << 8 | s);
