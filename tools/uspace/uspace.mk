@@ -129,7 +129,7 @@ FUZZ_SEED ?= 1
 FUZZ_MAX_LEN ?= 256
 # FUZZ_SEEDS=no: start from nothing instead of tools/uspace/corpus
 FUZZ_SEEDS ?= yes
-EXPLORE_TEST_RUNS ?= 2000
+EXPLORE_TEST_RUNS ?= 1000
 EXPLORE_DIR := $(US_DIR)/explore
 EXPLORE_CORPUS := $(US_DIR)/corpus
 EXPLORE_DEPS := $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c \
@@ -182,3 +182,9 @@ uspace-explore-test:
 			--tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE) \
 			test --runs $(EXPLORE_TEST_RUNS) || exit 1; \
 	done
+
+# make test's share (tests/run-all, 6.1 only for now): the variants
+# uspace-test-quick runs.
+.PHONY: uspace-explore-test-quick
+uspace-explore-test-quick:
+	+@$(MAKE) -s --no-print-directory uspace-explore-test USPACE_VARIANTS='$(USPACE_TEST_VARIANTS)'

@@ -4,7 +4,9 @@
  * simulated CPUs (sched.c) in the order its input dictates, and checks
  * the allocator's promises after every step.
  *
- * The input: byte 0 picks the number of CPUs (2 + b % 3), then commands
+ * The input: byte 0 picks the number of CPUs (2 + b % 3) and how
+ * irq_work is raised (b & 4: a self-IPI, as x86, run as soon as irqs are
+ * on; else a tick, run only by the irq_work command), then commands
  * of two bytes, OP and ARG (OP % NR_OPS; CPU k = ARG % CPUs):
  *
  *   alloc k n      CPU k allocates 1 + s objects of the fixed-size cache
@@ -793,6 +795,7 @@ static void run_input(const uint8_t *data, size_t size)
 	xfail_seen = false;
 	cmd_no = 0;
 	uspace_nr_cpus = size ? 2 + data[0] % 3 : 2;
+	xself_ipi = size && (data[0] & 4);
 	if (uspace_nr_cpus > NR_XCPUS)
 		uspace_nr_cpus = NR_XCPUS;
 	{
@@ -804,7 +807,8 @@ static void run_input(const uint8_t *data, size_t size)
 		}
 	}
 	if (trace)
-		printf("# %d CPUs, %zu commands\n", uspace_nr_cpus, size ? (size - 1) / 2 : 0);
+		printf("# %d CPUs, irq_work by %s, %zu commands\n", uspace_nr_cpus,
+		       xself_ipi ? "self-IPI" : "tick (irq_work commands)", size ? (size - 1) / 2 : 0);
 	memset(mas, 0, sizeof(mas));
 	if (bpf_mem_alloc_init(&mas[P_FIXED], ELEM_SIZE, false) ||
 	    bpf_mem_alloc_init(&mas[P_SIZED], 0, false) ||

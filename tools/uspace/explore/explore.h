@@ -39,6 +39,7 @@ struct xcpu {
 
 extern struct xcpu xcpus[NR_XCPUS];
 extern int xcur;
+extern bool xself_ipi;
 extern unsigned long xtime;
 extern unsigned long xpoints[USPACE_SP_KINDS];
 extern int xcbs_pending[2], xcbs_ready[2];

@@ -48,6 +48,7 @@
 #endif
 
 int uspace_nr_cpus = 2;
+bool xself_ipi;			/* irq_work raises a self-IPI (x86), else waits for a tick */
 __thread int uspace_cpu = -1;
 atomic_t uspace_warnings;
 
@@ -271,7 +272,13 @@ bool irq_work_queue(struct irq_work *w)
 	w->cpu = uspace_cpu;
 	w->next = c->pending;
 	c->pending = w;
-	/* Delivered when the input says so (op IRQ_WORK) or a waiter needs it */
+	/*
+	 * Tick mode (UML, arches without arch_irq_work_raise()): delivered
+	 * when the input says so (irq_work) or a waiter needs it.  Self-IPI
+	 * mode (x86): at once if irqs are on, else where they come back on.
+	 */
+	if (xself_ipi && xcur >= 0)
+		deliver(c, USPACE_SP_IRQ_WORK);
 	return true;
 }
 
@@ -332,6 +339,8 @@ static void deliver(struct xcpu *c, int kind)
 	}
 	if (c->irqs_off || c->in_nmi || c->in_handler)
 		return;
+	if (xself_ipi && c->pending)
+		c->req_irq = true;
 	if (c->req_irq) {
 		c->req_irq = false;
 		xrun_irq_work(cpu);
