@@ -96,6 +96,8 @@ uspace-bench: uspace-bins
 uspace-help:
 	@echo '  uspace-test  each variant'"'"'s memalloc.c in user space (tools/uspace): N threads, ASan+UBSan, TSan, Valgrind'
 	@echo '  uspace-quick the same, smaller (part of make test: uspace-test-quick); uspace-bench: diff-CPU peak memory'
+	@echo '  uspace-fuzz  explore interleavings of VARIANT'"'"'s memalloc.c on simulated CPUs (FUZZ_RUNS= executions, libFuzzer)'
+	@echo '  uspace-replay replay one explorer input with a trace (FILE=); uspace-explore-test: corpus + EXPLORE_TEST_RUNS'
 
 # make test's share (tests/run-all): the quick size on the variants make
 # test builds anyway, whose trees are unpacked; make uspace-test runs every
@@ -108,3 +110,81 @@ USPACE_TEST_VARIANTS ?= $(sort $(foreach r,$(TEST_RUNS),$(call us_test_variant,$
 .PHONY: uspace-test-quick
 uspace-test-quick:
 	+@$(MAKE) -s --no-print-directory uspace-quick USPACE_VARIANTS='$(USPACE_TEST_VARIANTS)'
+
+# --- the interleaving explorer (tools/uspace/explore) --------------------
+#
+# The variant's memalloc.c on simulated CPUs under a deterministic
+# scheduler (explore/sched.c), its schedule read from a libFuzzer input
+# (explore/explore.c), built with Debian's clang and libFuzzer, ASan and
+# UBSan: build/uspace[@BASE]/<variant>/explore/explore.
+#
+#   make uspace-fuzz VARIANT=v [BASE=b] [FUZZ_RUNS=n]   explore n executions from the corpus
+#   make uspace-replay VARIANT=v FILE=input             replay one input with a trace
+#   make uspace-minimize VARIANT=v FILE=input           shrink a failing input (FILE.min)
+#   make uspace-explore-test                            corpus + EXPLORE_TEST_RUNS per variant
+
+EXPLORE_CC ?= clang
+FUZZ_RUNS ?= 20000
+FUZZ_SEED ?= 1
+FUZZ_MAX_LEN ?= 256
+# FUZZ_SEEDS=no: start from nothing instead of tools/uspace/corpus
+FUZZ_SEEDS ?= yes
+EXPLORE_TEST_RUNS ?= 1000
+EXPLORE_DIR := $(US_DIR)/explore
+EXPLORE_CORPUS := $(US_DIR)/corpus
+EXPLORE_DEPS := $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c \
+	$(EXPLORE_DIR)/explore.h $(wildcard $(US_DIR)/include/*.h $(US_DIR)/include/*/*.h) $(US_DIR)/uspace.mk
+EXPLORE_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer -DUSPACE_EXPLORE $(US_WARN) -Wno-unknown-warning-option -Wno-gnu-variable-sized-type-not-at-end
+# The struct llist_head members of the variant's struct bpf_mem_cache, as X(name)
+ex_lists = $$(awk '/^struct bpf_mem_cache \{/,/^\};/' $(1) | sed -n 's/^[[:space:]]*struct llist_head \([a-z_0-9]*\);.*/X(\1)/p' | tr '\n' ' ')
+# What the tree's rcu_trace_implies_rcu_gp() returns (7.2 dropped it: its grace period implies one)
+ex_implies = $$(grep -qs 'rcu_trace_implies_rcu_gp(void) { return false; }' $(1)/include/linux/rcupdate.h && echo 0 || echo 1)
+
+$(US)/%/explore/explore: $(BUILD)/src/%$(BASE_TAG)/kernel/bpf/memalloc.c $(EXPLORE_DEPS)
+	@mkdir -p $(@D)
+	@echo "  EXPLORE $@"
+	@src=$(BUILD)/src/$*$(BASE_TAG); \
+	$(EXPLORE_CC) $(EXPLORE_CFLAGS) -I$(US_DIR)/include -I$(EXPLORE_DIR) -idirafter $$src/include \
+		-include $$src/include/linux/kconfig.h \
+		-DUSPACE_TRACE_IMPLIES_RCU_GP=$(call ex_implies,$$src) \
+		-DMEMALLOC_C="\"$(CURDIR)/$$src/kernel/bpf/memalloc.c\"" \
+		-DEXPLORE_LISTS="$(call ex_lists,$$src/kernel/bpf/memalloc.c)" \
+		$(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c $$src/lib/llist.c -o $@
+
+EXPLORE_RUN = $(EXPLORE_DIR)/run --bin $(US)/$(VARIANT)/explore/explore --variant $(VARIANT) \
+	--src '$(BUILD)/src' --tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE)
+
+.PHONY: uspace-fuzz uspace-replay uspace-minimize uspace-explore-test uspace-explore-bin
+
+uspace-explore-bin: uspace-src $(JUDGE)
+	@$(MAKE) -s --no-print-directory $(US)/$(VARIANT)/explore/explore
+
+uspace-fuzz: uspace-explore-bin
+	@$(EXPLORE_RUN) fuzz --runs $(FUZZ_RUNS) --seed $(FUZZ_SEED) --max-len $(FUZZ_MAX_LEN) \
+		$(if $(filter no,$(FUZZ_SEEDS)),--no-seeds)
+
+uspace-replay: uspace-explore-bin
+	@[ -n "$(FILE)" ] || { echo "make uspace-replay: FILE=input (a crash-* or corpus file)" >&2; exit 2; }
+	@$(EXPLORE_RUN) replay $(FILE)
+
+# A failing input shrunk by libFuzzer (-minimize_crash, MIN_RUNS attempts): FILE.min
+MIN_RUNS ?= 2000
+uspace-minimize: uspace-explore-bin
+	@[ -n "$(FILE)" ] || { echo "make uspace-minimize: FILE=input" >&2; exit 2; }
+	@$(EXPLORE_RUN) minimize $(FILE) $(MIN_RUNS)
+
+# The corpus replayed and EXPLORE_TEST_RUNS executions (a count) on each variant.
+uspace-explore-test:
+	+@for v in $(USPACE_VARIANTS); do \
+		$(MAKE) -s --no-print-directory VARIANT=$$v uspace-explore-bin && \
+		$(EXPLORE_DIR)/run --bin $(US)/$$v/explore/explore --variant $$v --src '$(BUILD)/src' \
+			--tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE) \
+			test --runs $(EXPLORE_TEST_RUNS) || exit 1; \
+	done
+
+# make test's share (tests/run-all, 6.1 only for now): the variants
+# uspace-test-quick runs.
+.PHONY: uspace-explore-test-quick
+uspace-explore-test-quick:
+	+@$(MAKE) -s --no-print-directory uspace-explore-test USPACE_VARIANTS='$(USPACE_TEST_VARIANTS)'

@@ -69,29 +69,61 @@ static inline int fls(unsigned int x)
 }
 
 /*
+ * Scheduling points of the interleaving explorer (tools/uspace/explore):
+ * built with -DUSPACE_EXPLORE, every marked access, atomic and
+ * xchg/cmpxchg below first lets the explorer's scheduler switch to
+ * another simulated CPU (uspace_sched_point()).  Without it USPACE_SP()
+ * is nothing and the macros are what they always were.
+ */
+enum uspace_sp {
+	USPACE_SP_READ,		/* READ_ONCE(), smp_load_acquire() */
+	USPACE_SP_WRITE,	/* WRITE_ONCE(), smp_store_release() */
+	USPACE_SP_XCHG,		/* xchg(), cmpxchg(), try_cmpxchg(): llist ops */
+	USPACE_SP_ATOMIC,	/* atomic_t / atomic_long_t */
+	USPACE_SP_IRQ_OFF,	/* local_irq_save(): before irqs go off */
+	USPACE_SP_IRQ_ON,	/* local_irq_restore(): after irqs come back */
+	USPACE_SP_LOCK,		/* raw_spin_lock(): before the attempt */
+	USPACE_SP_UNLOCK,	/* raw_spin_unlock(): after the release */
+	USPACE_SP_IRQ_WORK,	/* irq_work_queue() */
+	USPACE_SP_CALL_RCU,	/* call_rcu(), call_rcu_tasks_trace() */
+	USPACE_SP_NMI,		/* local_inc_return(): where an NMI prog may fire */
+	USPACE_SP_WAIT,		/* a wait loop (irq_work_sync(), barriers) */
+	USPACE_SP_OP,		/* between two operations of the workload */
+	USPACE_SP_KINDS
+};
+#ifdef USPACE_EXPLORE
+void uspace_sched_point(int kind);
+#define USPACE_SP(kind)		uspace_sched_point(USPACE_SP_##kind)
+#else
+#define USPACE_SP(kind)		((void)0)
+#endif
+
+/*
  * Marked accesses.  READ_ONCE() is an acquire load: the kernel relies on
  * address dependencies (consume) after it, which C11 and TSan only know
  * as acquire.  WRITE_ONCE() is relaxed.  Both are atomic, so TSan treats
  * them like KCSAN treats marked accesses: never a data race.
  */
-#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define READ_ONCE(x)		({ USPACE_SP(READ); __atomic_load_n(&(x), __ATOMIC_ACQUIRE); })
+#define WRITE_ONCE(x, v)	({ USPACE_SP(WRITE); __atomic_store_n(&(x), (v), __ATOMIC_RELAXED); })
+#define smp_load_acquire(p)	({ USPACE_SP(READ); __atomic_load_n((p), __ATOMIC_ACQUIRE); })
+#define smp_store_release(p, v)	({ USPACE_SP(WRITE); __atomic_store_n((p), (v), __ATOMIC_RELEASE); })
 #define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_mb__before_atomic()	smp_mb()
 #define smp_mb__after_atomic()	smp_mb()
 #define barrier()		__asm__ __volatile__("" ::: "memory")
 
-#define xchg(p, v)		__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+#define xchg(p, v)		({ USPACE_SP(XCHG); __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST); })
 #define cmpxchg(p, o, n) ({						\
 	typeof(*(p)) __old = (o);					\
+	USPACE_SP(XCHG);						\
 	__atomic_compare_exchange_n((p), &__old, (n), false,		\
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
 	__old; })
-#define try_cmpxchg(p, po, n)						\
+#define try_cmpxchg(p, po, n) ({					\
+	USPACE_SP(XCHG);						\
 	__atomic_compare_exchange_n((p), (po), (n), false,		\
-				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); })
 
 /* --- atomic_t: sequentially consistent RMW, as the kernel's value-returning ops */
 
@@ -105,19 +137,19 @@ typedef struct { long counter; } atomic_long_t;
  * (a control dependency in the kernel's memory model, which C11 and TSan
  * do not have).
  */
-#define atomic_read(v)		__atomic_load_n(&(v)->counter, __ATOMIC_ACQUIRE)
-#define atomic_set(v, i)	__atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED)
-#define atomic_set_release(v, i) __atomic_store_n(&(v)->counter, (i), __ATOMIC_RELEASE)
-#define atomic_inc(v)		((void)__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED))
-#define atomic_dec(v)		((void)__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_RELEASE))
-#define atomic_add(i, v)	((void)__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_RELAXED))
-#define atomic_inc_return(v)	__atomic_add_fetch(&(v)->counter, 1, __ATOMIC_SEQ_CST)
-#define atomic_dec_return(v)	__atomic_sub_fetch(&(v)->counter, 1, __ATOMIC_SEQ_CST)
+#define atomic_read(v)		({ USPACE_SP(ATOMIC); __atomic_load_n(&(v)->counter, __ATOMIC_ACQUIRE); })
+#define atomic_set(v, i)	({ USPACE_SP(ATOMIC); __atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED); })
+#define atomic_set_release(v, i) ({ USPACE_SP(ATOMIC); __atomic_store_n(&(v)->counter, (i), __ATOMIC_RELEASE); })
+#define atomic_inc(v)		({ USPACE_SP(ATOMIC); (void)__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED); })
+#define atomic_dec(v)		({ USPACE_SP(ATOMIC); (void)__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_RELEASE); })
+#define atomic_add(i, v)	({ USPACE_SP(ATOMIC); (void)__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_RELAXED); })
+#define atomic_inc_return(v)	({ USPACE_SP(ATOMIC); __atomic_add_fetch(&(v)->counter, 1, __ATOMIC_SEQ_CST); })
+#define atomic_dec_return(v)	({ USPACE_SP(ATOMIC); __atomic_sub_fetch(&(v)->counter, 1, __ATOMIC_SEQ_CST); })
 #define atomic_dec_and_test(v)	(atomic_dec_return(v) == 0)
-#define atomic_xchg(v, i)	__atomic_exchange_n(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic_xchg(v, i)	({ USPACE_SP(ATOMIC); __atomic_exchange_n(&(v)->counter, (i), __ATOMIC_SEQ_CST); })
 #define atomic_cmpxchg(v, o, n)	cmpxchg(&(v)->counter, (o), (n))
-#define atomic_long_read(v)	__atomic_load_n(&(v)->counter, __ATOMIC_ACQUIRE)
-#define atomic_long_inc(v)	((void)__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED))
+#define atomic_long_read(v)	({ USPACE_SP(ATOMIC); __atomic_load_n(&(v)->counter, __ATOMIC_ACQUIRE); })
+#define atomic_long_inc(v)	({ USPACE_SP(ATOMIC); (void)__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED); })
 
 /* --- warnings: counted, and any one fails the test run ---------------- */
 
@@ -341,8 +373,17 @@ void rcu_read_unlock_trace(void);
 struct task_struct;
 #define current				((struct task_struct *)NULL)
 static inline void rcu_request_urgent_qs_task(struct task_struct *t) { }
+#ifdef USPACE_TRACE_IMPLIES_RCU_GP
+/*
+ * The explorer (tools/uspace/explore) models both grace periods itself
+ * and answers as the base tree does (6.1's rcupdate_trace.h: true): its
+ * tasks trace grace period also waits for every RCU reader.
+ */
+static inline bool rcu_trace_implies_rcu_gp(void) { return USPACE_TRACE_IMPLIES_RCU_GP; }
+#else
 /* Two independent liburcu flavours: one grace period never implies the other. */
 static inline bool rcu_trace_implies_rcu_gp(void) { return false; }
+#endif
 
 /* --- debugfs and fault injection: a registry the tests read and set -- */
 

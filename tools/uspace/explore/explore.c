@@ -1,0 +1,873 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * explore: a libFuzzer target that runs a variant's memalloc.c on
+ * simulated CPUs (sched.c) in the order its input dictates, and checks
+ * the allocator's promises after every step.
+ *
+ * The input: byte 0 picks the number of CPUs (2 + b % 3) and how
+ * irq_work is raised (b & 4: a self-IPI, as x86, run as soon as irqs are
+ * on; else a tick, run only by the irq_work command), then commands
+ * of two bytes, OP and ARG (OP % NR_OPS; CPU k = ARG % CPUs):
+ *
+ *   alloc k n      CPU k allocates 1 + s objects of the fixed-size cache
+ *   free k s       CPU k frees up to 8 live objects from the s-th on
+ *   salloc k n     CPU k allocates 1 + s%8 objects of sizes[that % 8] (bpf_mem_alloc)
+ *   sfree k s      CPU k frees up to 8 sized objects (bpf_mem_free)
+ *   palloc k n     CPU k allocates 1 + s%4 per-cpu objects
+ *   pfree k s      CPU k frees up to 8 per-cpu objects
+ *   rcu_lock k s   a program on CPU k enters rcu_read_lock() and holds the s-th live object
+ *   rcu_unlock k   it leaves
+ *   trace_lock k s a sleepable program enters rcu_read_lock_trace(), holds the s-th
+ *   trace_unlock k it leaves
+ *   irq_work k     deliver CPU k's pending irq_work (at its next point with irqs on)
+ *   softirq k      run CPU k's ready RCU callbacks (likewise)
+ *   gp f           end a grace period: ARG&1 ? RCU tasks trace : RCU; every CPU's
+ *                  operation ends first, unless ARG&2 (then a CPU in the middle of one
+ *                  holds up the callbacks queued after its operation began)
+ *   nmi k          an NMI program on CPU k, at its next local_inc_return()
+ *   step k n       resume CPU k for 1 + s%4 scheduling points
+ *   finish k       run CPU k's operation to its end
+ *   destroy k      free every live object on CPU k (to its end), then start
+ *                  bpf_mem_alloc_destroy() there, stepped like any operation
+ *   work k         run the oldest queued work item (destroy's deferred free) on CPU k
+ *   fault f        fail_bpf_reuse_batch off (ARG even) or always (odd), where it exists
+ *
+ * A workload operation (alloc ... pfree) runs to its end, unless ARG's
+ * top bit is set: then it stops at its first scheduling point and waits
+ * for "step"/"finish" (or the next operation on that CPU, which finishes
+ * it first), and other CPUs run in between.  destroy always stops there.
+ * s = (ARG >> 2) & 31 below.  After the last command every operation is
+ * finished, readers leave, the allocator is destroyed, the work and
+ * every callback run, and all memory must be back.
+ *
+ * Invariants (xfail's first argument names the one that broke):
+ *   reuse       an object an RCU reader took is handed out again before it leaves
+ *   rcu-free    its memory goes back to slab before it leaves
+ *   trace-free  the same for an RCU tasks trace reader
+ *   in-use      an object handed out twice, or given back to slab while in use
+ *   one-place   with every CPU idle, each object is in exactly one place:
+ *               in use, on one list of one cache, in one batch or callback
+ *   leak        memory left after destroy and every callback
+ *   warn        a WARN_ON of the allocator
+ *   deadlock, livelock, model
+ * EXPLORE_XFAIL="reuse trace-free": invariants this variant is expected
+ * to break; a break is then counted and reported, not a crash.
+ * EXPLORE_TRACE=1: print each command, the events and list lengths.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <linux/bpf_mem_alloc.h>
+#include "uspace_test.h"
+#include "explore.h"
+
+extern const size_t xllist_node_sz;
+extern unsigned long xobj_kfrees;
+void xobjs_collect(void);
+struct xblock *xobj_at(const void *p);
+int xobjs_count(void);
+struct xblock *xobj(int i);
+void xlists_mark_kmalloc(bool *bad);
+void xcbs_mark(void);
+
+enum { P_FIXED, P_SIZED, P_PCPU, NR_POOLS };
+static const char *const pool_names[] = { "fixed", "sized", "pcpu" };
+static struct bpf_mem_alloc mas[NR_POOLS];
+#define ELEM_SIZE	48
+#define PCPU_SIZE	40
+static const int sizes[] = { 8, 48, 100, 200, 500, 1000, 2000, 4000 };
+
+#define NR_SLOTS	64
+static struct slot {
+	void *ptr;
+	int pool;
+} slots[NR_SLOTS];
+
+#define NR_HOLDS	8
+struct hold {
+	void *block;
+	int slot;
+	bool freed;
+};
+static struct hold holds[NR_XCPUS][2][NR_HOLDS];
+static int nr_holds[NR_XCPUS][2];
+
+#define NR_STASH	4
+static void *stash[NR_XCPUS][NR_STASH];
+
+static bool destroyed, destroying;
+static int trace;
+static char xfail_list[128];
+static unsigned long runs, xfail_runs, points_total, points_max;
+static bool xfail_seen;
+static int cmd_no;
+
+static const char *const sp_names[USPACE_SP_KINDS] = {
+	"read", "write", "xchg", "atomic", "irq_off", "irq_on", "lock", "unlock",
+	"irq_work", "call_rcu", "nmi", "wait", "op",
+};
+
+/* --- failures ------------------------------------------------------------ */
+
+static bool expected(const char *inv)
+{
+	const char *p = xfail_list;
+	size_t n = strlen(inv);
+
+	while ((p = strstr(p, inv))) {
+		if ((p == xfail_list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+void xfail(const char *inv, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (expected(inv)) {
+		if (!xfail_seen && (trace || !xfail_runs)) {
+			fprintf(stderr, "explore: expected failure (%s) at command %d: ", inv, cmd_no);
+			va_start(ap, fmt);
+			vfprintf(stderr, fmt, ap);
+			va_end(ap);
+			fprintf(stderr, "\n");
+		}
+		xfail_seen = true;
+		return;
+	}
+	fprintf(stderr, "explore: FAIL (%s) at command %d: ", inv, cmd_no);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	fflush(stderr);
+	abort();
+}
+
+void xtrace_event(int cpu, const char *what, const char *detail)
+{
+	if (trace)
+		printf("        cpu%d: %s%s%s (objects freed so far: %lu)\n", cpu, what, *detail ? " " : "", detail, xobj_kfrees);
+}
+
+/* --- the workload --------------------------------------------------------- */
+
+static void *block_of(void *p)
+{
+	return (char *)p - xllist_node_sz;
+}
+
+static void op_point(void)
+{
+	uspace_sched_point(USPACE_SP_OP);
+}
+
+/*
+ * The slot of the @n-th live object (of pool @pl, any: -1), counting
+ * round: a command's argument always names an object while there is one.
+ */
+static int nth_live(int pl, int n)
+{
+	int i, live = 0;
+
+	for (i = 0; i < NR_SLOTS; i++)
+		live += slots[i].ptr && (pl < 0 || slots[i].pool == pl);
+	if (!live)
+		return -1;
+	n %= live;
+	for (i = 0; i < NR_SLOTS; i++)
+		if (slots[i].ptr && (pl < 0 || slots[i].pool == pl) && !n--)
+			return i;
+	return -1;
+}
+
+/* A fresh object from pool @pl on @cpu: check it, record it */
+static void got(int cpu, int pl, void *p)
+{
+	void *b;
+	int i, k, f;
+
+	if (!p || p == ZERO_SIZE_PTR)
+		return;
+	b = block_of(p);
+	for (i = 0; i < NR_SLOTS; i++)
+		if (slots[i].ptr && block_of(slots[i].ptr) == b)
+			xfail("in-use", "CPU %d got object #%lu from %s, which slot %d still holds", cpu,
+			      xserial(b), pool_names[pl], i);
+	for (k = 0; k < uspace_nr_cpus; k++)
+		for (f = 0; f < 2; f++)
+			for (i = 0; i < nr_holds[k][f]; i++) {
+				struct hold *h = &holds[k][f][i];
+
+				if (h->block == b && h->freed && f == XF_RCU)
+					xfail("reuse", "CPU %d got object #%lu from %s, freed while CPU %d's RCU reader (inside since time %lu) holds it",
+					      cpu, xserial(b), pool_names[pl], k, xcpus[k].start[f]);
+			}
+	for (i = 0; i < NR_SLOTS; i++)
+		if (!slots[i].ptr) {
+			slots[i].ptr = p;
+			slots[i].pool = pl;
+			return;
+		}
+	/* no room: give it back at once */
+	if (pl == P_SIZED)
+		bpf_mem_free(&mas[pl], p);
+	else
+		bpf_mem_cache_free(&mas[pl], p);
+}
+
+static void do_free(int cpu, int i)
+{
+	void *p = slots[i].ptr, *b;
+	int pl = slots[i].pool, k, f, j;
+
+	if (!p)
+		return;
+	slots[i].ptr = NULL;
+	b = block_of(p);
+	for (k = 0; k < uspace_nr_cpus; k++)
+		for (f = 0; f < 2; f++)
+			for (j = 0; j < nr_holds[k][f]; j++)
+				if (holds[k][f][j].block == b)
+					holds[k][f][j].freed = true;
+	if (pl == P_SIZED)
+		bpf_mem_free(&mas[pl], p);
+	else
+		bpf_mem_cache_free(&mas[pl], p);
+}
+
+/* arg: pool << 8 | count */
+static void op_alloc(int cpu, long arg)
+{
+	int pl = arg >> 8, n = arg & 0xff, i;
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			op_point();
+		if (pl == P_SIZED)
+			got(cpu, pl, bpf_mem_alloc(&mas[pl], sizes[n % ARRAY_SIZE(sizes)]));
+		else
+			got(cpu, pl, bpf_mem_cache_alloc(&mas[pl]));
+	}
+}
+
+/* arg: pool << 8 | n; up to 8 objects of the pool from its n-th live one on */
+static void op_free(int cpu, long arg)
+{
+	int pl = arg >> 8, first = nth_live(pl, arg & 0xff), i, n = 0;
+
+	if (first < 0)
+		return;
+	for (i = 0; i < NR_SLOTS && n < 8; i++) {
+		int j = (first + i) % NR_SLOTS;
+
+		if (slots[j].ptr && slots[j].pool == pl) {
+			if (n++)
+				op_point();
+			do_free(cpu, j);
+		}
+	}
+}
+
+static void op_noop(int cpu, long arg)
+{
+}
+
+/* The NMI program: free what it stashed, else allocate, on the fixed pool */
+void xnmi_prog(int cpu)
+{
+	int i;
+
+	if (destroyed || destroying)
+		return;
+	for (i = 0; i < NR_STASH; i++)
+		if (stash[cpu][i]) {
+			bpf_mem_cache_free(&mas[P_FIXED], stash[cpu][i]);
+			stash[cpu][i] = NULL;
+			return;
+		}
+	for (i = 0; i < NR_STASH; i++)
+		if (!stash[cpu][i]) {
+			stash[cpu][i] = bpf_mem_cache_alloc(&mas[P_FIXED]);
+			if (stash[cpu][i]) {
+				void *b = block_of(stash[cpu][i]);
+				int j;
+
+				for (j = 0; j < NR_SLOTS; j++)
+					if (slots[j].ptr && block_of(slots[j].ptr) == b)
+						xfail("in-use", "NMI on CPU %d got object #%lu, which slot %d still holds",
+						      cpu, xserial(b), j);
+			}
+			return;
+		}
+}
+
+static void reader_leave(int k, int f)
+{
+	if (!xcpus[k].nest[f])
+		return;
+	xcpus[k].nest[f] = 0;
+	nr_holds[k][f] = 0;
+}
+
+static void reader_enter(int k, int f, int n)
+{
+	int s = nth_live(-1, n);
+
+	if (!xcpus[k].nest[f]) {
+		xcpus[k].nest[f] = 1;
+		xcpus[k].start[f] = ++xtime;
+	}
+	if (s >= 0 && nr_holds[k][f] < NR_HOLDS)
+		holds[k][f][nr_holds[k][f]++] = (struct hold){ .block = block_of(slots[s].ptr), .slot = s };
+}
+
+void xcheck_kfree(const void *p)
+{
+	int k, f, i;
+
+	for (i = 0; i < NR_SLOTS; i++)
+		if (slots[i].ptr && block_of(slots[i].ptr) == p)
+			xfail("in-use", "kfree() of object #%lu, which slot %d holds", xserial(p), i);
+	for (k = 0; k < uspace_nr_cpus; k++)
+		for (f = 0; f < 2; f++)
+			for (i = 0; i < nr_holds[k][f]; i++)
+				if (holds[k][f][i].block == p)
+					xfail(f == XF_RCU ? "rcu-free" : "trace-free",
+					      "kfree() of object #%lu while CPU %d's %s reader holds it", xserial(p), k,
+					      f == XF_RCU ? "RCU" : "RCU tasks trace");
+}
+
+/* What the map frees before it destroys its allocator: every element */
+static void op_free_all(int cpu, long arg)
+{
+	int i, k;
+
+	destroying = true;
+	for (k = 0; k < uspace_nr_cpus; k++)
+		for (i = 0; i < NR_STASH; i++)
+			if (stash[k][i]) {
+				bpf_mem_cache_free(&mas[P_FIXED], stash[k][i]);
+				stash[k][i] = NULL;
+			}
+	for (i = 0; i < NR_SLOTS; i++)
+		if (slots[i].ptr) {
+			do_free(cpu, i);
+			op_point();
+		}
+}
+
+static void op_destroy(int cpu, long arg)
+{
+	int i, k;
+
+	if (trace) {
+		char buf[512];
+		bool bad = false;
+
+		xobjs_collect();
+		for (i = 0; i < NR_POOLS; i++)
+			xlists_mark(&mas[i], &bad);
+		xlists_mark_kmalloc(&bad);
+		xcbs_mark();
+		for (k = 0; k < uspace_nr_cpus; k++) {
+			xlists_print(&mas[P_FIXED], k, buf, sizeof(buf));
+			printf("        cpu%d: destroy starts, fixed pool cpu%d: %s\n", cpu, k, buf);
+		}
+	}
+	for (i = 0; i < NR_POOLS; i++) {
+		bpf_mem_alloc_destroy(&mas[i]);
+		if (trace)
+			printf("        cpu%d: destroyed pool %s, %d blocks %ld bytes live\n", cpu,
+			       pool_names[i], nr_xblocks, xmem_live);
+	}
+	destroyed = true;
+}
+
+/* --- driving the CPUs ------------------------------------------------------ */
+
+static unsigned long budget;
+
+static void step(int k, int depth);
+
+/* CPU @k waits: do what it waits for */
+static void resolve(int k, int depth)
+{
+	struct xcpu *c = &xcpus[k];
+	int j;
+
+	if (depth > 16)
+		xfail("deadlock", "CPUs wait for each other (CPU %d)", k);
+	switch (c->block) {
+	case XB_LOCK:
+		j = ((raw_spinlock_t *)c->block_on)->locked - 1;
+		if (!((raw_spinlock_t *)c->block_on)->locked) {
+			xresume(k);
+			return;
+		}
+		if (j >= uspace_nr_cpus || xcpus[j].state == XS_IDLE)
+			xfail("deadlock", "CPU %d waits for a lock that no running CPU holds", k);
+		step(j, depth + 1);
+		return;
+	case XB_IRQ_WORK:
+		j = ((struct irq_work *)c->block_on)->cpu;
+		if (!((struct irq_work *)c->block_on)->flags) {
+			xresume(k);
+			return;
+		}
+		xcpus[j].req_irq = true;
+		if (j == k) {
+			if (c->irqs_off)
+				xfail("deadlock", "CPU %d waits for its own irq_work with irqs off", k);
+			xresume(k);
+		} else if (xcpus[j].state == XS_IDLE) {
+			xstart(j, op_noop, 0, true);
+		} else {
+			step(j, depth + 1);
+		}
+		return;
+	case XB_BARRIER: {
+		int f = c->barrier_flavour;
+
+		xgp_end(f);
+		j = xcb_ready_cpu(f);
+		if (j >= 0) {
+			xcpus[j].req_softirq = true;
+			if (j == k)
+				xresume(k);
+			else if (xcpus[j].state == XS_IDLE)
+				xstart(j, op_noop, 0, true);
+			else
+				step(j, depth + 1);
+			return;
+		}
+		j = xcb_running_cpu(f);
+		if (j >= 0 && j != k) {
+			/* a callback that began and waits at a point */
+			step(j, depth + 1);
+			return;
+		}
+		j = xcb_blocker(f);
+		if (j < 0) {
+			/* nothing of @f left to wait for: it will see */
+			xresume(k);
+			return;
+		}
+		if (j == k)
+			xfail("deadlock", "CPU %d's rcu_barrier() waits for callbacks its own reader holds up", k);
+		if (xcpus[j].state == XS_IDLE) {
+			reader_leave(j, XF_RCU);
+			reader_leave(j, XF_TRACE);
+		} else {
+			step(j, depth + 1);
+		}
+		return;
+	}
+	}
+	xresume(k);
+}
+
+static void step(int k, int depth)
+{
+	if (++budget > 2000000) {
+		int j;
+
+		for (j = 0; j < uspace_nr_cpus; j++)
+			fprintf(stderr, "explore: cpu%d state %d block %d at %d irqs_off %d in_handler %d in_nmi %d pending %p req %d%d%d\n",
+				j, xcpus[j].state, xcpus[j].block, xcpus[j].at, xcpus[j].irqs_off,
+				xcpus[j].in_handler, xcpus[j].in_nmi, (void *)xcpus[j].pending,
+				xcpus[j].req_irq, xcpus[j].req_softirq, xcpus[j].req_nmi);
+		xfail("livelock", "no end after %lu steps", budget);
+	}
+	if (xcpus[k].state == XS_BLOCKED)
+		resolve(k, depth);
+	else
+		xresume(k);
+}
+
+static void finish(int k)
+{
+	while (xcpus[k].state != XS_IDLE)
+		step(k, 0);
+}
+
+static void start(int k, void (*fn)(int, long), long arg, bool reader)
+{
+	finish(k);
+	xstart(k, fn, arg, reader);
+}
+
+/* Deliver a request to CPU @k: at its next point, or now if it is idle */
+static void poke(int k)
+{
+	if (xcpus[k].state == XS_IDLE)
+		xstart(k, op_noop, 0, true);
+	else
+		step(k, 0);
+}
+
+static bool all_idle(void)
+{
+	int k;
+
+	for (k = 0; k < uspace_nr_cpus; k++)
+		if (xcpus[k].state != XS_IDLE)
+			return false;
+	return true;
+}
+
+/* --- checks between commands ------------------------------------------- */
+
+static void check_one_place(void)
+{
+	bool bad = false;
+	int i, k;
+
+	xobjs_collect();
+	for (i = 0; i < NR_POOLS; i++)
+		if (!destroyed)
+			xlists_mark(&mas[i], &bad);
+	xlists_mark_kmalloc(&bad);
+	xcbs_mark();
+	if (bad)
+		xfail("one-place", "an object is on two lists, or a list loops");
+	for (i = 0; i < NR_SLOTS; i++)
+		if (slots[i].ptr) {
+			struct xblock *b = xobj_at(block_of(slots[i].ptr));
+
+			if (!b)
+				xfail("in-use", "slot %d holds an object that is no live object", i);
+			else
+				{ b->mark++; b->place = "in use"; b->place_cpu = -1; }
+		}
+	for (k = 0; k < uspace_nr_cpus; k++)
+		for (i = 0; i < NR_STASH; i++)
+			if (stash[k][i]) {
+				struct xblock *b = xobj_at(block_of(stash[k][i]));
+
+				if (b)
+					{ b->mark++; b->place = "NMI stash"; b->place_cpu = k; }
+			}
+	for (i = 0; i < xobjs_count(); i++) {
+		struct xblock *b = xobj(i);
+
+		if (b->mark != 1)
+			xfail("one-place", "object #%lu is in %d places (in use, lists, batches, callbacks)",
+			      b->serial, b->mark);
+	}
+}
+
+static void print_state(void)
+{
+	char buf[512];
+	unsigned long pts;
+	int k, n;
+
+	for (k = 0; k < uspace_nr_cpus; k++) {
+		struct xcpu *c = &xcpus[k];
+
+		n = 0;
+		if (!destroyed)
+			xlists_print(&mas[P_FIXED], k, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "(destroyed)");
+		printf("    cpu%d %s%s%s%s%s%s: %s\n", k,
+		       c->state == XS_IDLE ? "idle" : c->state == XS_BLOCKED ? "blocked" : "at ",
+		       c->state == XS_RUN ? sp_names[c->at] : "",
+		       c->nest[XF_RCU] ? " rcu-reader" : "", c->nest[XF_TRACE] ? " trace-reader" : "",
+		       c->pending ? " irq_work-pending" : "", c->irqs_off ? " irqs-off" : "", buf);
+		(void)n;
+	}
+	n = 0;
+	for (k = 0; k < NR_SLOTS; k++)
+		n += !!slots[k].ptr;
+	pts = 0;
+	for (k = 0; k < USPACE_SP_KINDS; k++)
+		pts += xpoints[k];
+	printf("    in use %d, callbacks rcu %d+%d ready, trace %d+%d ready, live %ld bytes, points %lu\n",
+	       n, xcbs_pending[XF_RCU], xcbs_ready[XF_RCU], xcbs_pending[XF_TRACE], xcbs_ready[XF_TRACE],
+	       xmem_live, pts);
+}
+
+/* --- one run ---------------------------------------------------------------- */
+
+enum {
+	C_ALLOC, C_FREE, C_SALLOC, C_SFREE, C_PALLOC, C_PFREE, C_RCU_LOCK, C_RCU_UNLOCK,
+	C_TRACE_LOCK, C_TRACE_UNLOCK, C_IRQ_WORK, C_SOFTIRQ, C_GP, C_NMI, C_STEP,
+	C_FINISH, C_DESTROY, C_WORK, C_FAULT, NR_CMDS
+};
+static const char *const cmd_names[] = {
+	"alloc", "free", "salloc", "sfree", "palloc", "pfree", "rcu_lock", "rcu_unlock",
+	"trace_lock", "trace_unlock", "irq_work", "softirq", "gp", "nmi", "step",
+	"finish", "destroy", "work", "fault",
+};
+
+/*
+ * An operation of the workload on CPU @k: the CPU finishes what it was
+ * doing, then starts @fn, which runs to its end unless ARG's top bit
+ * asks it to stop at its first scheduling point (interleave: "step",
+ * "finish", or the next operation on the CPU resume it).
+ */
+static void workload(int k, int a, void (*fn)(int, long), long arg)
+{
+	start(k, fn, arg, true);
+	if (!(a & 0x80))
+		finish(k);
+}
+
+static void command(int op, int a)
+{
+	int k = a % uspace_nr_cpus, s = (a >> 2) & 31, i;
+	struct fault_attr *fa;
+
+	if (trace)
+		printf("#%d %s cpu%d arg %d%s\n", cmd_no, cmd_names[op], k, s, a & 0x80 ? " (interleaved)" : "");
+	if (destroyed || destroying) {
+		/* after destroy: only what drives the callbacks and the work */
+		switch (op) {
+		case C_IRQ_WORK: case C_SOFTIRQ: case C_GP: case C_STEP: case C_FINISH: case C_WORK:
+			break;
+		default:
+			return;
+		}
+	}
+	switch (op) {
+	case C_ALLOC:
+		workload(k, a, op_alloc, P_FIXED << 8 | (1 + s));
+		break;
+	case C_FREE:
+		workload(k, a, op_free, P_FIXED << 8 | s);
+		break;
+	case C_SALLOC:
+		workload(k, a, op_alloc, P_SIZED << 8 | (1 + s % 8));
+		break;
+	case C_SFREE:
+		workload(k, a, op_free, P_SIZED << 8 | s);
+		break;
+	case C_PALLOC:
+		workload(k, a, op_alloc, P_PCPU << 8 | (1 + s % 4));
+		break;
+	case C_PFREE:
+		workload(k, a, op_free, P_PCPU << 8 | s);
+		break;
+	case C_RCU_LOCK:
+	case C_TRACE_LOCK:
+		finish(k);
+		reader_enter(k, op == C_TRACE_LOCK, s);
+		break;
+	case C_RCU_UNLOCK:
+	case C_TRACE_UNLOCK:
+		finish(k);
+		reader_leave(k, op == C_TRACE_UNLOCK);
+		break;
+	case C_IRQ_WORK:
+		if (xcpus[k].pending) {
+			xcpus[k].req_irq = true;
+			poke(k);
+		}
+		break;
+	case C_SOFTIRQ:
+		if (xcb_ready_cpu(-1) >= 0) {
+			xcpus[k].req_softirq = true;
+			poke(k);
+		}
+		break;
+	case C_GP:
+		/*
+		 * Every CPU passes a quiescent state: its operation ends (ARG
+		 * bit 1 clear), or only what no running operation holds up
+		 * becomes ready (bit 1 set: a CPU stays in the middle).
+		 */
+		if (!(a & 2))
+			for (i = 0; i < uspace_nr_cpus; i++)
+				finish(i);
+		i = xgp_end(a & 1);
+		if (trace)
+			printf("        %s grace period: %d callbacks ready\n", a & 1 ? "tasks trace" : "RCU", i);
+		break;
+	case C_NMI:
+		xcpus[k].req_nmi = true;
+		poke(k);
+		break;
+	case C_STEP:
+		for (i = 0; i <= s % 4 && xcpus[k].state != XS_IDLE; i++)
+			step(k, 0);
+		break;
+	case C_FINISH:
+		finish(k);
+		break;
+	case C_DESTROY:
+		for (i = 0; i < uspace_nr_cpus; i++) {
+			finish(i);
+			reader_leave(i, XF_RCU);
+			reader_leave(i, XF_TRACE);
+		}
+		start(k, op_free_all, 0, true);
+		finish(k);
+		/* stopped at its first point, like an interleaved operation */
+		start(k, op_destroy, 0, false);
+		break;
+	case C_WORK:
+		if (xworks_pending()) {
+			finish(k);
+			xstart_work(k);
+		}
+		break;
+	case C_FAULT:
+		fa = uspace_fault_attr("fail_bpf_reuse_batch");
+		if (fa)
+			fa->probability = a & 1 ? 100 : 0;
+		break;
+	}
+}
+
+static void final(void)
+{
+	int k, n = 0;
+
+	cmd_no = -1;
+	if (trace)
+		printf("# end of input: finish, readers leave, destroy, work, callbacks\n");
+	for (k = 0; k < uspace_nr_cpus; k++)
+		finish(k);
+	if (!destroyed) {
+		command(C_DESTROY, 0);
+		finish(0);
+	}
+	for (k = 0; k < uspace_nr_cpus; k++)
+		finish(k);
+	while (xworks_pending()) {
+		xstart_work(0);
+		for (k = 0; k < uspace_nr_cpus; k++)
+			finish(k);
+	}
+	/* every callback, with every grace period that may end */
+	for (;;) {
+		int cpu;
+
+		xgp_end(XF_RCU);
+		xgp_end(XF_TRACE);
+		cpu = xcb_ready_cpu(-1);
+		if (cpu < 0)
+			break;
+		xcpus[cpu].req_softirq = true;
+		poke(cpu);
+		for (k = 0; k < uspace_nr_cpus; k++)
+			finish(k);
+		if (++n > 100000)
+			xfail("livelock", "callbacks never end");
+	}
+	if (xcbs_pending[0] || xcbs_pending[1])
+		xfail("model", "callbacks left that no grace period ends");
+	for (k = 0; k < uspace_nr_cpus; k++)
+		if (xcpus[k].pending)
+			xfail("leak", "CPU %d has irq_work pending after destroy", k);
+	if (xmem_live && trace) {
+		int i;
+
+		for (i = 0; i < nr_xblocks; i++)
+			printf("    left: object #%lu kind %d size %zu, last seen: %s cpu %d\n", xblocks[i]->serial,
+			       xblocks[i]->kind, xblocks[i]->size,
+			       xblocks[i]->place ? xblocks[i]->place : "-", xblocks[i]->place_cpu);
+	}
+	if (xmem_live)
+		xfail("leak", "%ld bytes in %d blocks still allocated after destroy and every callback",
+		      xmem_live, nr_xblocks);
+	if (trace)
+		print_state();
+}
+
+static void run_input(const uint8_t *data, size_t size)
+{
+	size_t i;
+	int k;
+
+	xsched_reset();
+	memset(slots, 0, sizeof(slots));
+	memset(holds, 0, sizeof(holds));
+	memset(nr_holds, 0, sizeof(nr_holds));
+	memset(stash, 0, sizeof(stash));
+	destroyed = destroying = false;
+	budget = 0;
+	xfail_seen = false;
+	cmd_no = 0;
+	uspace_nr_cpus = size ? 2 + data[0] % 3 : 2;
+	xself_ipi = size && (data[0] & 4);
+	if (uspace_nr_cpus > NR_XCPUS)
+		uspace_nr_cpus = NR_XCPUS;
+	{
+		struct fault_attr *fa = uspace_fault_attr("fail_bpf_reuse_batch");
+
+		if (fa) {
+			fa->probability = 0;
+			atomic_set(&fa->times, -1);
+		}
+	}
+	if (trace)
+		printf("# %d CPUs, irq_work by %s, %zu commands\n", uspace_nr_cpus,
+		       xself_ipi ? "self-IPI" : "tick (irq_work commands)", size ? (size - 1) / 2 : 0);
+	memset(mas, 0, sizeof(mas));
+	if (bpf_mem_alloc_init(&mas[P_FIXED], ELEM_SIZE, false) ||
+	    bpf_mem_alloc_init(&mas[P_SIZED], 0, false) ||
+	    bpf_mem_alloc_init(&mas[P_PCPU], PCPU_SIZE, true))
+		xfail("model", "bpf_mem_alloc_init failed");
+	for (i = 1; i + 1 < size; i += 2) {
+		cmd_no++;
+		command(data[i] % NR_CMDS, data[i + 1]);
+		if (all_idle())
+			check_one_place();
+		if (trace)
+			print_state();
+	}
+	final();
+	(void)k;
+	{
+		unsigned long pts = 0;
+
+		for (k = 0; k < USPACE_SP_KINDS; k++)
+			pts += xpoints[k];
+		points_total += pts;
+		if (pts > points_max)
+			points_max = pts;
+		if (trace) {
+			printf("# scheduling points this run: %lu (", pts);
+			for (k = 0; k < USPACE_SP_KINDS; k++)
+				printf("%s%s %lu", k ? ", " : "", sp_names[k], xpoints[k]);
+			printf(")\n");
+		}
+	}
+	runs++;
+	if (xfail_seen)
+		xfail_runs++;
+	xfree_all_blocks();
+}
+
+static void report(void)
+{
+	fprintf(stderr, "explore: %lu runs, scheduling points per run: mean %lu, max %lu",
+		runs, runs ? points_total / runs : 0, points_max);
+	if (*xfail_list)
+		fprintf(stderr, "; expected failure (%s) seen in %lu runs", xfail_list, xfail_runs);
+	fprintf(stderr, "\n");
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *x = getenv("EXPLORE_XFAIL");
+
+	trace = getenv("EXPLORE_TRACE") && atoi(getenv("EXPLORE_TRACE"));
+	if (x)
+		snprintf(xfail_list, sizeof(xfail_list), "%s", x);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	atexit(report);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	run_input(data, size);
+	return 0;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The explorer's scheduler (sched.c), workload (explore.c) and list walker (lists.c). */
+#ifndef EXPLORE_H
+#define EXPLORE_H
+
+#include <ucontext.h>
+#include "uspace.h"
+
+#ifndef USPACE_TRACE_IMPLIES_RCU_GP
+#define USPACE_TRACE_IMPLIES_RCU_GP 1
+#endif
+
+#define NR_XCPUS	4
+#define XSTACK		(256 * 1024)
+
+enum { XS_IDLE, XS_RUN, XS_BLOCKED };
+enum { XB_NONE, XB_LOCK, XB_IRQ_WORK, XB_BARRIER };
+enum { XF_RCU, XF_TRACE };
+
+struct xcpu {
+	ucontext_t uc;
+	void *stack;
+	int state, block, at;
+	const void *block_on;
+	int barrier_flavour;
+	void (*op)(int cpu, long arg);
+	long op_arg;
+	bool reader;
+	unsigned long op_start;
+	/* the CPU */
+	bool irqs_off, in_nmi, in_handler;
+	struct irq_work *pending;
+	bool req_irq, req_softirq, req_nmi;
+	/* explicit readers of each flavour: nesting and start time */
+	int nest[2];
+	unsigned long start[2];
+	unsigned long irq_works, callbacks;
+};
+
+extern struct xcpu xcpus[NR_XCPUS];
+extern int xcur;
+extern bool xself_ipi;
+extern unsigned long xtime;
+extern unsigned long xpoints[USPACE_SP_KINDS];
+extern int xcbs_pending[2], xcbs_ready[2];
+
+void xresume(int k);
+void xstart(int k, void (*fn)(int cpu, long arg), long arg, bool reader);
+void xrun_irq_work(int cpu);
+void xrun_softirq(int cpu);
+int xgp_end(int f);
+int xcb_ready_cpu(int f);
+int xcb_blocker(int f);
+int xcb_running_cpu(int f);
+bool xstart_work(int k);
+bool xworks_pending(void);
+void xsched_reset(void);
+void xfree_all_blocks(void);
+
+/* Every kmalloc/percpu block, registered */
+enum { XK_KMALLOC, XK_OBJECT, XK_PERCPU };
+struct xblock {
+	size_t size;
+	int kind, idx;
+	gfp_t gfp;
+	int mark;		/* lists.c: how many places hold it */
+	unsigned long serial;	/* n-th block of the run: stable across replays */
+	const char *place;	/* where the last check found it */
+	int place_cpu;
+	long __attribute__((aligned(16))) data[];
+};
+extern struct xblock **xblocks;
+extern int nr_xblocks;
+extern long xmem_live;
+struct xblock *xblock_of(const void *p);
+/* "#serial" of the block that starts at @p (or holds it), for messages */
+unsigned long xserial(const void *p);
+
+/* explore.c */
+void xfail(const char *inv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void xtrace_event(int cpu, const char *what, const char *detail);
+void xnmi_prog(int cpu);
+void xcheck_kfree(const void *p);
+
+/* lists.c: the variant's own struct bpf_mem_cache */
+struct bpf_mem_alloc;
+/* Walk every named list of every cache of @ma: xblock mark++ per object met */
+void xlists_mark(struct bpf_mem_alloc *ma, bool *cycle);
+/* "name=len ..." of the caches of @ma on @cpu (size 0: summed over the buckets) */
+int xlists_print(struct bpf_mem_alloc *ma, int cpu, char *buf, int len);
+
+#endif
