@@ -33,6 +33,18 @@ test_kernel_src_of_an_unknown_base() {
 	expect_match out "KERNEL_SRC=$T/tree is Linux '5.15.7'; the kit knows the bases 6.1 6.12"
 }
 
+# A base's matches= key: 7.2 takes a KERNEL_SRC tree of any 7.x.
+test_kernel_src_of_7x_is_base_7_2() {
+	mkdir tree
+	printf 'kernelversion:\n\t@echo 7.5.1\n' >tree/Makefile
+	out=$(make -s --no-print-directory -C "$KIT" KERNEL_SRC="$T/tree" print-identity 2>&1) ||
+		fail "make print-identity failed: $out"
+	case $out in
+	*"--base 7.2 "*) ;;
+	*) fail "KERNEL_SRC of Linux 7.5.1 is not base 7.2: $out" ;;
+	esac
+}
+
 test_unknown_flavor() {
 	make_n FLAVOR=no-such-flavor run
 	expect_match out "unknown FLAVOR 'no-such-flavor' on base 6.1; its flavors: .*default"
