@@ -70,20 +70,23 @@ VARIANT ?= $(call base_key,default_variant,$(BASE))
 UML_PATCH_DIR := uml/patches/$(BASE)
 PATCHES := $(call base_key,patches,$(BASE))
 export PATCHES
+# The base's test-only mutants: kernel/mutants/<base>/<name>/series.
+MUTANTS_DIR := kernel/mutants/$(BASE)
+export MUTANTS_DIR
 
 KNOWN_VARIANTS := $(BASE_VARIANTS)
-# Test-only variants mutant-<name> (kernel/mutants/<name>/series): MUTANT_VARIANTS, make mutants.
+# Test-only variants mutant-<name> ($(MUTANTS_DIR)/<name>/series): MUTANT_VARIANTS, make mutants.
 include kernel/mutants/mutants.mk
 
 # --- input checks: fail before doing anything, naming the fix -----------
 
-ifeq ($(filter $(VARIANT),$(KNOWN_VARIANTS) $(if $(filter 6.1,$(BASE)),$(MUTANT_VARIANTS))),)
+ifeq ($(filter $(VARIANT),$(KNOWN_VARIANTS) $(MUTANT_VARIANTS)),)
 $(error unknown VARIANT '$(VARIANT)' on base $(BASE); its variants: $(KNOWN_VARIANTS) (kernel/bases/$(BASE); each is $(PATCHES)/<variant>/series))
 endif
 # The series files and patches of VARIANT, its includes resolved.
-VARIANT_FILES := $(shell PATCHES='$(PATCHES)' kernel/prepare-source --files $(VARIANT) 2>/dev/null || echo '?')
+VARIANT_FILES := $(shell PATCHES='$(PATCHES)' MUTANTS_DIR='$(MUTANTS_DIR)' kernel/prepare-source --files $(VARIANT) 2>/dev/null || echo '?')
 ifneq ($(filter ?,$(VARIANT_FILES)),)
-$(error $(shell PATCHES='$(PATCHES)' kernel/prepare-source --files $(VARIANT) 2>&1 >/dev/null))
+$(error $(shell PATCHES='$(PATCHES)' MUTANTS_DIR='$(MUTANTS_DIR)' kernel/prepare-source --files $(VARIANT) 2>&1 >/dev/null))
 endif
 ifeq ($(filter $(FLAVOR),$(FLAVORS)),)
 $(error unknown FLAVOR '$(FLAVOR)' on base $(BASE); its flavors: $(FLAVORS) (kernel/bases/$(BASE); each is uml/configs/<flavor>.config))
@@ -234,7 +237,7 @@ check-filter: $(ROOTFS_SUITES_LIST) $(CHECK_FILTER)
 # --- tests ------------------------------------------------------------------
 
 test: deps host-bins
-	@tests/run-all $(TEST_RUNS) $(addprefix upstream/,$(UPSTREAM_TEST_RUNS))
+	@tests/run-all $(TEST_RUNS) $(addprefix upstream/,$(UPSTREAM_TEST_RUNS)) mutants/uspace
 
 test-host: deps host-bins
 	tests/run
@@ -255,7 +258,7 @@ MATRIX_RUNS := $(foreach b,$(KNOWN_BASES),$(foreach v,$(call base_key,variants,$
 	$(foreach f,$(call base_key,flavors,$(b)),$(v)@$(b):$(f)))) \
 	$(foreach b,$(KNOWN_BASES),$(foreach v,$(call base_key,variants,$(b)),upstream/$(v)@$(b):default))
 test-matrix: deps host-bins
-	@tests/run-all $(MATRIX_RUNS)
+	@tests/run-all $(MATRIX_RUNS) mutants/all
 
 # The edit loop: touch memalloc.c, rebuild, boot, results (README figures).
 loop-time: $(KERNEL) $(IMAGE)
@@ -327,7 +330,7 @@ help:
 	@echo '  kernel       build the kernel of VARIANT/FLAVOR ($(OBJ)/linux; the default one is also ./linux)'
 	@echo '  rootfs       build rootfs.img'
 	@echo '  loop-time    time touch memalloc.c -> rebuild -> boot -> results'
-	@echo '  mutants      build each test-only mutant of reuse-after-gp, run its tests: all must be caught'
+	@echo '  mutants      build each test-only mutant of every base, run the case meant to catch it: a table'
 	@$(MAKE) -s --no-print-directory bench-help | sed -n '1,3p'
 	@$(MAKE) -s --no-print-directory uspace-help
 	@echo '  deps         install the Debian packages the kit needs (root), or print the command'

@@ -21,9 +21,10 @@ builds() {
 		done
 	done
 	[ "${1:-}" = mutants ] || return 0
-	for s in "$KIT"/kernel/mutants/*/series; do
+	for s in "$KIT"/kernel/mutants/*/*/series; do
 		[ -f "$s" ] || continue
-		echo "6.1 mutant-$(basename "$(dirname "$s")") default"
+		d=$(dirname "$s")
+		echo "$(basename "$(dirname "$d")") mutant-$(basename "$d") default"
 	done
 }
 
@@ -46,7 +47,7 @@ test_break_file_follows_includes_and_falls_back_to_base() {
 	out=$(default_breaks 6.1 percpu-marks)
 	[ "${out%%:*}" = kernel/patches/base/break ] ||
 		fail "percpu-marks (no break file) should use base's: $out"
-	m=$(ls "$KIT"/kernel/mutants/*/series 2>/dev/null | head -n 1)
+	m=$(ls "$KIT"/kernel/mutants/6.1/*/series 2>/dev/null | head -n 1)
 	[ -n "$m" ] || return 0
 	name=mutant-$(basename "$(dirname "$m")")
 	inc=$(sed -n 's/^[[:space:]]*include[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' "$m" | head -n 1)

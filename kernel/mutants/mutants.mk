@@ -1,33 +1,45 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Mutation tests: kernel/mutants/<name>/series is a test-only variant,
-# VARIANT=mutant-<name>, that includes reuse-after-gp and breaks it in
-# one way that matters.  The kit's selftests must fail on every one:
+# Mutation tests: kernel/mutants/<base>/<name>/series is a test-only
+# variant of that base, VARIANT=mutant-<name> (BASE=<base>), that includes
+# one of the base's variants and breaks it in one way that matters.  Its
+# header names the cases meant to catch it ("# catches: guest:SUITE.CASE
+# uspace:CASE"); kernel/mutants/run runs those and says whether that very
+# case failed:
 #
-#   make mutants                    each mutant: kernel, guest T=$(MUTANTS_T), user space; a table
-#   make mutants MUTANTS=reuse-no-gp
-#   make mutant-variants            the mutants and their descriptions
+#   make mutants                    every mutant of every base: guest and user space; a table
+#   make mutants MUTANTS=reuse-no-gp  (or 6.1/reuse-no-gp)
+#   make mutants-uspace             the user-space ones only (make test runs these)
+#   make mutant-variants            the mutants of BASE and their descriptions
 #
-# They are not in KNOWN_VARIANTS: make variants, make test, test-matrix,
-# uspace-test and bench never build them.
+# They are not in KNOWN_VARIANTS: make variants, uspace-test and bench
+# never build them.
 
-MUTANT_NAMES := $(sort $(patsubst kernel/mutants/%/series,%,$(wildcard kernel/mutants/*/series)))
+MUTANT_NAMES := $(sort $(patsubst $(MUTANTS_DIR)/%/series,%,$(wildcard $(MUTANTS_DIR)/*/series)))
 MUTANT_VARIANTS := $(addprefix mutant-,$(MUTANT_NAMES))
 
-# Which mutants make mutants runs (names without mutant-).
-MUTANTS ?= $(MUTANT_NAMES)
-# The guest suites (T= globs) run on each mutant.
-MUTANTS_T ?= reuse
+# Which mutants make mutants runs ([BASE/]NAME; default: all of every base).
+MUTANTS ?=
+# The guest suites (T= globs) run on each mutant; default: the suites of
+# its intended guest cases.
+MUTANTS_T ?=
 # quick (make uspace-quick's size) or full (make uspace-test's).
 MUTANTS_USPACE ?= quick
 
-.PHONY: mutants mutant-variants
+.PHONY: mutants mutants-uspace mutant-variants
 
 mutants: deps
-	@kernel/mutants/run --tests '$(MUTANTS_T)' --uspace '$(MUTANTS_USPACE)' $(MUTANTS)
+	@kernel/mutants/run $(if $(MUTANTS_T),--tests '$(MUTANTS_T)') --uspace '$(MUTANTS_USPACE)' $(MUTANTS)
+
+# The user-space half: each mutant's memalloc.c under ASan, TSan and
+# Valgrind, no kernel build (about a minute a mutant).  make test's step.
+mutants-uspace: deps
+	@kernel/mutants/run --no-guest --uspace '$(MUTANTS_USPACE)' $(MUTANTS)
 
 mutant-variants:
 	@for m in $(MUTANT_NAMES); do \
-		d=$$(sed -n 's/^#[[:space:]]*//p' kernel/mutants/$$m/series | head -n 1); \
-		printf '  %-32s %s\n' "mutant-$$m" "$${d:-(no description: start kernel/mutants/$$m/series with a # line)}"; \
+		s=$(MUTANTS_DIR)/$$m/series; \
+		d=$$(sed -n 's/^#[[:space:]]*//p' $$s | head -n 1); \
+		c=$$(sed -n 's/^#[[:space:]]*catches:[[:space:]]*//p' $$s | tr '\n' ' '); \
+		printf '  %-32s %s\n  %-32s catches: %s\n' "mutant-$$m" "$${d:-(no description: start $$s with a # line)}" "" "$${c:-(none: add a # catches: line)}"; \
 	done
