@@ -145,6 +145,7 @@ typedef struct { long counter; } atomic_long_t;
 #define atomic_add(i, v)	({ USPACE_SP(ATOMIC); (void)__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_RELAXED); })
 #define atomic_inc_return(v)	({ USPACE_SP(ATOMIC); __atomic_add_fetch(&(v)->counter, 1, __ATOMIC_SEQ_CST); })
 #define atomic_dec_return(v)	({ USPACE_SP(ATOMIC); __atomic_sub_fetch(&(v)->counter, 1, __ATOMIC_SEQ_CST); })
+#define atomic_dec_return_relaxed(v) ({ USPACE_SP(ATOMIC); __atomic_sub_fetch(&(v)->counter, 1, __ATOMIC_RELAXED); })
 #define atomic_dec_and_test(v)	(atomic_dec_return(v) == 0)
 #define atomic_xchg(v, i)	({ USPACE_SP(ATOMIC); __atomic_exchange_n(&(v)->counter, (i), __ATOMIC_SEQ_CST); })
 #define atomic_cmpxchg(v, o, n)	cmpxchg(&(v)->counter, (o), (n))
