@@ -245,7 +245,7 @@ enum ktap_result reuse_overwrite_memory_bounded(void)
 		b1 = batches_queued();
 		if (b0 >= 0 && b1 >= 0 && b1 - b0 > max_batches)
 			max_batches = b1 - b0;
-		if (cur > peak) {
+		if (i == 0 || cur > peak) {
 			peak = cur;
 			peak_at = i;
 		}
