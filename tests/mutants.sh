@@ -67,6 +67,12 @@ test_caught_only_by_the_intended_case_or_a_splat() {
 		{"name": "tsan.destroy_in_flight", "outcome": "pass"}], "problems": []}'
 	"$CAUGHT" --catches 'uspace:destroy_in_flight' --uspace tool >out || fail "a TSan report is not counted: $(cat out)"
 
+	results report '{"cases": [{"name": "asan.report", "outcome": "fail",
+		"diagnostics": ["# ==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x1"]},
+		{"name": "asan.destroy_in_flight", "outcome": "pass"}], "problems": []}'
+	"$CAUGHT" --catches 'uspace:destroy_in_flight' --uspace report >out || fail "a KIND.report case is not counted: $(cat out)"
+	expect_match out 'asan report: ERROR: AddressSanitizer: heap-use-after-free'
+
 	results kinds '{"cases": [{"name": "asan.no_reuse_before_gp", "outcome": "pass"},
 		{"name": "valgrind.no_reuse_before_gp", "outcome": "fail"}], "problems": []}'
 	out=$("$CAUGHT" --catches 'uspace:no_reuse_before_gp' --uspace kinds) ||
