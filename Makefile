@@ -216,7 +216,11 @@ include tools/upstream/upstream.mk
 # A flavor may need boot arguments too (uml/configs/<flavor>.cmdline).
 FLAVOR_ARGS := $(shell sed 's/#.*//' $(wildcard uml/configs/$(FLAVOR).cmdline) /dev/null)
 # Who the run is, for the judge: each key apart, never a suffix of a name.
-RUN_ID = --variant $(VARIANT) --base $(KIT_BASE) --uml $(UML_PATCHES)
+# A mutant is judged as the variant it breaks (its series' include): what
+# that variant is expected to fail it may fail, and what it is expected
+# to refuse it must refuse (an XPASS fails).
+MUTANT_OF := $(if $(filter $(VARIANT),$(MUTANT_VARIANTS)),$(firstword $(shell sed -n 's/^[[:space:]]*include[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' $(MUTANTS_DIR)/$(VARIANT:mutant-%=%)/series)))
+RUN_ID = --variant $(or $(MUTANT_OF),$(VARIANT)) --base $(KIT_BASE) --uml $(UML_PATCHES)
 # A slowed flavor (kit.slowdown=N in its .cmdline: KASAN, lockdep) gives
 # each suite N times its budget in the guest (rootfs/init.c), and the
 # whole run N times TIMEOUT here.
