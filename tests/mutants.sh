@@ -88,5 +88,5 @@ test_caught_without_results_is_an_error() {
 	rc=0
 	"$CAUGHT" --catches 'guest:reuse.no_immediate_reuse' --guest - --blind 'guest: UP' >out || rc=$?
 	[ $rc -eq 1 ] || fail "a producer not run caught the mutant (exit $rc)"
-	expect_match out 'guest not run \(UP\)'
+	expect_match out 'guest: not run \(UP\)'
 }
