@@ -86,7 +86,8 @@ enum ktap_result reuse_no_immediate_reuse(void)
  * map lives.  The bound is derived, not measured from an earlier run
  * (reuse-after-gp, kernel/patches/reuse-after-gp): a unit of U bytes
  * (the element with the allocator's llist header, rounded up to its
- * kmalloc cache, plus the memory cgroup's pointer per slab object) has
+ * kmalloc cache, at that cache's slab_size, which red zones and KASAN
+ * make larger, plus the memory cgroup's pointer per slab object) has
  * the watermark w = min(max(8192 / U, 1), 32), the batch is w, and per
  * CPU the caches hold at most free_llist 2w (a refill tops a list at w
  * up by a batch), free_by_rcu w (a batch is handed on at w) and one
@@ -149,6 +150,28 @@ static long bpf_ma_unit(long size)
 	return size;
 }
 
+/*
+ * What one object of kmalloc-@cache costs in the slab: its slab_size,
+ * which the debug flavors' red zones and KASAN's metadata make larger
+ * than the cache's name (the memory cgroup charges that much).
+ */
+static long slab_obj_size(long cache)
+{
+	static const char *const names[] = { "kmalloc-cg-%ld", "kmalloc-%ld" };
+	char path[128], name[32];
+	long long v;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(name, sizeof(name), names[i], cache);
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/slab_size", name);
+		v = sysfs_read_ll(path);
+		if (v > 0)
+			return v;
+	}
+	return cache;
+}
+
 static long bpf_ma_watermark(long unit)
 {
 	long w = 32 * 256 / unit;
@@ -197,7 +220,7 @@ enum ktap_result reuse_overwrite_memory_bounded(void)
 	};
 	LIBBPF_OPTS(bpf_map_create_opts, opts);
 	long elem = HTAB_ELEM_HDR + 8 /* u32 key, rounded */ + 8 /* u64 value */;
-	long slab = bpf_ma_unit(elem + LLIST_NODE_SZ), unit = slab + MEMCG_OBJ_PTR;
+	long slab = bpf_ma_unit(elem + LLIST_NODE_SZ), unit = slab_obj_size(slab) + MEMCG_OBJ_PTR;
 	long w = bpf_ma_watermark(slab), cpus = sysconf(_SC_NPROCESSORS_CONF);
 	long long cache, inflight, structs, charge, bound_run, bound_idle;
 	long long start, cur, peak = 0, settled = 0, b0, b1, max_batches = -1;
@@ -213,8 +236,8 @@ enum ktap_result reuse_overwrite_memory_bounded(void)
 	charge = cpus * MEMCG_CHARGE_PAGES * sysconf(_SC_PAGESIZE);
 	bound_run = cache + inflight + structs + charge;
 	bound_idle = cache + w * unit + charge;
-	ktap_diag("bound: element %ld B, unit %ld B (kmalloc-%ld + memcg pointer), watermark w = batch = %ld, %ld CPU(s)",
-		  elem, unit, slab, w, cpus);
+	ktap_diag("bound: element %ld B, unit U %ld B (kmalloc-%ld's slab_size %ld + memcg pointer), watermark w = batch = %ld, %ld CPU(s)",
+		  elem, unit, slab, unit - MEMCG_OBJ_PTR, w, cpus);
 	ktap_diag("bound while overwriting: caches CPUs*4w*U %.3f + in flight 2*%d*U %.3f + batch structs %.3f + charge stock CPUs*%d pages %.3f = %.3f MiB",
 		  MiB(cache), OVERWRITE_WINDOW, MiB(inflight), MiB(structs), MEMCG_CHARGE_PAGES, MiB(charge),
 		  MiB(bound_run));
