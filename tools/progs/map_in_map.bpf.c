@@ -10,11 +10,12 @@
  * another process that is runnable gets the CPU while the program is
  * inside its rcu_read_lock_trace() section.  That process replaces or
  * deletes the outer entry and closes its own fd of the inner map.
- * Afterwards the program reads the value again through the pointer it
- * holds and looks it up again through the inner map it holds: both must
- * still show the generation it saw first, because an inner map taken
- * out of a map-in-map may be freed only after an RCU tasks trace grace
- * period (bpf_map_fd_put_ptr(): free_after_mult_rcu_gp).
+ * Then the program creates a few arrays of the inner maps' size (see
+ * bait()), reads the value again through the pointer it kept and looks
+ * it up again through the inner map it holds: both must still show the
+ * generation it saw first, because an inner map taken out of a
+ * map-in-map may be freed only after an RCU tasks trace grace period
+ * (bpf_map_fd_put_ptr(): free_after_mult_rcu_gp).
  *
  * The outer maps hold arrays and are preallocated, so every variant's
  * verifier lets a sleepable program use them (kmalloc-rcu and
@@ -29,6 +30,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define NAPS		4	/* sleeping points per run */
 #define NAP_VALUE	4096
 #define NAP_ENTRIES	64	/* 256 KiB: vmalloc()ed, so it reaches cond_resched() */
+#define BAITS		4
 
 struct mim_value {
 	__u64 gen;
@@ -101,6 +103,30 @@ static __always_inline void nap(void)
 		bpf_sys_close(fd);
 }
 
+/*
+ * New arrays of the inner maps' own size: if an inner map this program
+ * holds was freed during the naps, one of these takes its memory
+ * (SLUB hands the last freed object out first) and zeroes it, so the
+ * program's second read sees the free.  Their fds are closed, but the
+ * maps live until the test run returns (the close is deferred to then).
+ */
+static __always_inline void bait(void)
+{
+	struct nap_attr a = {
+		.map_type = BPF_MAP_TYPE_ARRAY,
+		.key_size = 4,
+		.value_size = sizeof(struct mim_value),
+		.max_entries = 1,
+	};
+	long fd;
+
+	fd = bpf_sys_bpf(BPF_MAP_CREATE, &a, sizeof(a));
+	if (fd < 0)
+		result.nap_errors++;
+	else
+		bpf_sys_close(fd);
+}
+
 static __always_inline __u64 pattern(__u64 gen, int i)
 {
 	return gen * 0x9e3779b97f4a7c15ULL + i;
@@ -121,6 +147,8 @@ static __always_inline void hold(void *inner, void *outer)
 
 	for (i = 0; i < NAPS; i++)
 		nap();
+	for (i = 0; i < BAITS; i++)
+		bait();
 
 	/* Through the pointer the program kept, and through the map it holds. */
 	later_gen = v->gen;
