@@ -63,7 +63,7 @@ test_hang_fails_with_last_lines() {
 }
 
 test_splat_fails_a_run_whose_tests_passed() {
-	for s in kasan lockdep warning kmemleak; do
+	for s in kasan lockdep warning kmemleak wait-context; do
 		r=$(fixture_run pass reuse-after-gp 0)
 		# A splat of the kind, inserted after the first test's result,
 		# where the kernel would print it.
