@@ -468,75 +468,7 @@ void uspace_flush_workqueue(void)
 	pthread_mutex_unlock(&wq->lock);
 }
 
-/* --- fault attributes and debugfs: a registry the tests look up ------- */
-
-#define MAX_ENTRIES 32
-
-static struct {
-	const char *name;
-	atomic_t *counter;
-	struct fault_attr *attr;
-} registry[MAX_ENTRIES];
-static int nr_entries;
-
-/* Initcalls (constructors) register before main(), so no lock is needed. */
-static void registry_add(const char *name, atomic_t *counter, struct fault_attr *attr)
-{
-	BUG_ON(nr_entries == MAX_ENTRIES);
-	registry[nr_entries].name = name;
-	registry[nr_entries].counter = counter;
-	registry[nr_entries].attr = attr;
-	nr_entries++;
-}
-
-struct dentry *debugfs_create_dir(const char *name, struct dentry *parent)
-{
-	return (struct dentry *)name;
-}
-
-void debugfs_create_atomic_t(const char *name, unsigned short mode,
-			     struct dentry *parent, atomic_t *value)
-{
-	registry_add(name, value, NULL);
-}
-
-/* Not read by the tests: accepted so that a variant may create them. */
-void debugfs_create_u64(const char *name, unsigned short mode,
-			struct dentry *parent, u64 *value)
-{
-}
-
-void debugfs_create_u32(const char *name, unsigned short mode,
-			struct dentry *parent, u32 *value)
-{
-}
-
-struct dentry *fault_create_debugfs_attr(const char *name, struct dentry *parent,
-					 struct fault_attr *attr)
-{
-	registry_add(name, NULL, attr);
-	return (struct dentry *)name;
-}
-
-struct fault_attr *uspace_fault_attr(const char *name)
-{
-	int i;
-
-	for (i = 0; i < nr_entries; i++)
-		if (registry[i].attr && !strcmp(registry[i].name, name))
-			return registry[i].attr;
-	return NULL;
-}
-
-long uspace_debugfs_read(const char *name)
-{
-	int i;
-
-	for (i = 0; i < nr_entries; i++)
-		if (registry[i].counter && !strcmp(registry[i].name, name))
-			return atomic_read(registry[i].counter);
-	return -1;
-}
+/* Fault attributes and debugfs files: debugfs.c. */
 
 /* probability and times as in the kernel's fault_attr; no interval, space or filters. */
 bool should_fail_ex(struct fault_attr *attr, ssize_t size, int flags)

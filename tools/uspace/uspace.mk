@@ -22,7 +22,7 @@ USPACE_BENCH_ITERS ?= 20000
 # Each base its own binaries and results (BASE_TAG: "", "@6.12", ...).
 US := $(BUILD)/uspace$(BASE_TAG)
 US_DIR := tools/uspace
-US_SHIM := $(US_DIR)/shim.c $(US_DIR)/rcu.c
+US_SHIM := $(US_DIR)/shim.c $(US_DIR)/rcu.c $(US_DIR)/debugfs.c
 US_DEPS := $(US_SHIM) $(US_DIR)/memalloc_test.c $(wildcard $(US_DIR)/include/*.h \
 	$(US_DIR)/include/*/*.h) tools/lib/ktap.c tools/lib/ktap.h tools/lib/filter.c tools/lib/filter.h $(US_DIR)/uspace.mk
 # The kernel builds with -Wno-maybe-uninitialized too; TSan ignores fences
@@ -132,7 +132,7 @@ FUZZ_SEEDS ?= yes
 EXPLORE_TEST_RUNS ?= 1000
 EXPLORE_DIR := $(US_DIR)/explore
 EXPLORE_CORPUS := $(US_DIR)/corpus
-EXPLORE_DEPS := $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c \
+EXPLORE_DEPS := $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c $(US_DIR)/debugfs.c \
 	$(EXPLORE_DIR)/explore.h $(wildcard $(US_DIR)/include/*.h $(US_DIR)/include/*/*.h) $(US_DIR)/uspace.mk
 EXPLORE_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -DUSPACE_EXPLORE $(US_WARN) -Wno-unknown-warning-option -Wno-gnu-variable-sized-type-not-at-end
@@ -150,7 +150,8 @@ $(US)/%/explore/explore: $(BUILD)/src/%$(BASE_TAG)/kernel/bpf/memalloc.c $(EXPLO
 		-DUSPACE_TRACE_IMPLIES_RCU_GP=$(call ex_implies,$$src) \
 		-DMEMALLOC_C="\"$(CURDIR)/$$src/kernel/bpf/memalloc.c\"" \
 		-DEXPLORE_LISTS="$(call ex_lists,$$src/kernel/bpf/memalloc.c)" \
-		$(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c $$src/lib/llist.c -o $@
+		$(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c $(US_DIR)/debugfs.c \
+		$$src/lib/llist.c -o $@
 
 EXPLORE_RUN = $(EXPLORE_DIR)/run --bin $(US)/$(VARIANT)/explore/explore --variant $(VARIANT) \
 	--src '$(BUILD)/src' --tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE)

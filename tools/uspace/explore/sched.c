@@ -859,66 +859,7 @@ void xfree_all_blocks(void)
 	xmem_live = 0;
 }
 
-/* --- fault attributes and debugfs: a registry ------------------------- */
-
-#define MAX_ENTRIES 32
-
-static struct {
-	const char *name;
-	atomic_t *counter;
-	struct fault_attr *attr;
-} registry[MAX_ENTRIES];
-static int nr_entries;
-
-static void registry_add(const char *name, atomic_t *counter, struct fault_attr *attr)
-{
-	BUG_ON(nr_entries == MAX_ENTRIES);
-	registry[nr_entries].name = name;
-	registry[nr_entries].counter = counter;
-	registry[nr_entries].attr = attr;
-	nr_entries++;
-}
-
-struct dentry *debugfs_create_dir(const char *name, struct dentry *parent)
-{
-	return (struct dentry *)name;
-}
-
-void debugfs_create_atomic_t(const char *name, unsigned short mode,
-			     struct dentry *parent, atomic_t *value)
-{
-	registry_add(name, value, NULL);
-}
-
-void debugfs_create_u64(const char *name, unsigned short mode, struct dentry *parent, u64 *value)
-{
-}
-
-void debugfs_create_u32(const char *name, unsigned short mode, struct dentry *parent, u32 *value)
-{
-}
-
-struct dentry *fault_create_debugfs_attr(const char *name, struct dentry *parent,
-					 struct fault_attr *attr)
-{
-	registry_add(name, NULL, attr);
-	return (struct dentry *)name;
-}
-
-struct fault_attr *uspace_fault_attr(const char *name)
-{
-	int i;
-
-	for (i = 0; i < nr_entries; i++)
-		if (registry[i].attr && !strcmp(registry[i].name, name))
-			return registry[i].attr;
-	return NULL;
-}
-
-long uspace_debugfs_read(const char *name)
-{
-	return -1;
-}
+/* --- fault attributes: debugfs.c keeps them, the input decides -------- */
 
 /* Deterministic: fails exactly when the input set probability 100 */
 bool should_fail_ex(struct fault_attr *attr, ssize_t size, int flags)
