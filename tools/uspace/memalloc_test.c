@@ -875,9 +875,12 @@ static void *drain_reader_thread(void *unused)
 	return NULL;
 }
 
+static int drain_hook_runs;
+
 /* At the drain's first kfree(): every pending RCU callback runs, now. */
 static void callbacks_inside_drain(void)
 {
+	drain_hook_runs++;
 	drain_reader_step(2);
 	rcu_barrier();
 	drain_reader_step(3);
@@ -901,6 +904,7 @@ static enum ktap_result test_drain_vs_callbacks(void)
 		ktap_skip_reason("this variant has no reuse lists (no fail_bpf_reuse_batch)");
 		return KTAP_SKIP;
 	}
+	drain_hook_runs = 0;
 	for (i = 0; i < n; i++) {
 		struct bpf_mem_alloc ma = {};
 		pthread_t t;
@@ -914,11 +918,15 @@ static enum ktap_result test_drain_vs_callbacks(void)
 		uspace_set_kfree_hook(callbacks_inside_drain);
 		ma_destroy(&ma);
 		uspace_set_kfree_hook(NULL);
-		/* The hook ran unless the destroy freed nothing at all */
+		/* Let the reader go, whether or not the hook ran. */
 		drain_reader_step(3);
 		pthread_join(t, NULL);
 	}
 	EXPECT_NO_LEAK(base);
+	/* Each destroy frees batches, so each must have run the callbacks inside its drain. */
+	KTAP_EXPECT(drain_hook_runs == n,
+		    "the callbacks ran inside the drain in %d of %d destroys: the others tested nothing",
+		    drain_hook_runs, n);
 	return KTAP_PASS;
 }
 
