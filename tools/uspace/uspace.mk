@@ -175,14 +175,28 @@ uspace-minimize: uspace-explore-bin
 	@[ -n "$(FILE)" ] || { echo "make uspace-minimize: FILE=input" >&2; exit 2; }
 	@$(EXPLORE_RUN) minimize $(FILE) $(MIN_RUNS)
 
-# The corpus replayed and EXPLORE_TEST_RUNS executions (a count) on each variant.
-uspace-explore-test:
-	+@for v in $(USPACE_VARIANTS); do \
-		$(MAKE) -s --no-print-directory VARIANT=$$v uspace-explore-bin && \
-		$(EXPLORE_DIR)/run --bin $(US)/$$v/explore/explore --variant $$v --src '$(BUILD)/src' \
+# The corpus replayed and EXPLORE_TEST_RUNS executions (a count) on each
+# variant: one KTAP case a variant, its run's lines as diagnostics, judged
+# like every other producer (results in $(EXPLORE_RESULTS), listed for
+# make test's total).
+EXPLORE_RESULTS := $(US)/explore-results
+uspace-explore-test: $(JUDGE)
+	+@rm -rf $(EXPLORE_RESULTS) && mkdir -p $(EXPLORE_RESULTS) && \
+	ktap=$(EXPLORE_RESULTS)/results.ktap n=0; \
+	printf 'KTAP version 1\n1..%d\n' $(words $(USPACE_VARIANTS)) >$$ktap; \
+	for v in $(USPACE_VARIANTS); do \
+		n=$$((n + 1)); result='not ok'; \
+		if $(MAKE) -s --no-print-directory VARIANT=$$v uspace-explore-bin && \
+		   $(EXPLORE_DIR)/run --bin $(US)/$$v/explore/explore --variant $$v --src '$(BUILD)/src' \
 			--tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE) \
-			test --runs $(EXPLORE_TEST_RUNS) || exit 1; \
-	done
+			test --runs $(EXPLORE_TEST_RUNS) >$(EXPLORE_RESULTS)/$$v.log 2>&1; then \
+			result=ok; \
+		fi; \
+		sed 's/^/# /' $(EXPLORE_RESULTS)/$$v.log 2>/dev/null >>$$ktap; \
+		echo "$$result $$n $$v" >>$$ktap; \
+	done; \
+	cat $$ktap; \
+	$(JUDGE) --out $(CURDIR)/$(EXPLORE_RESULTS) --where explore --base $(KIT_BASE) $$ktap
 
 # make test's share (tests/run-all, 6.1 only for now): the variants
 # uspace-test-quick runs.
