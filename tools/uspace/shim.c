@@ -326,18 +326,10 @@ void kfree(const void *p)
 	free(h);
 }
 
-/* The kmalloc size class, as 6.1's slab with 8-byte minimum alignment. */
+/* The object's kmalloc size class (uspace.h). */
 size_t ksize(const void *p)
 {
-	size_t size = *(const size_t *)((const char *)p - KM_HDR);
-
-	if (size <= 8)
-		return 8;
-	if (size > 64 && size <= 96)
-		return 96;
-	if (size > 128 && size <= 192)
-		return 192;
-	return (size_t)1 << fls(size - 1);
+	return uspace_kmalloc_class(*(const size_t *)((const char *)p - KM_HDR));
 }
 
 /* A percpu pointer is a table of one malloc() block per CPU. */

@@ -483,15 +483,7 @@ void kfree(const void *p)
 
 size_t ksize(const void *p)
 {
-	size_t size = xblock_of(p)->size;
-
-	if (size <= 8)
-		return 8;
-	if (size > 64 && size <= 96)
-		return 96;
-	if (size > 128 && size <= 192)
-		return 192;
-	return (size_t)1 << fls(size - 1);
+	return uspace_kmalloc_class(xblock_of(p)->size);
 }
 
 /* A percpu area: one block holding a table of NR_XCPUS copies */

@@ -276,6 +276,18 @@ void *kzalloc(size_t size, gfp_t flags);
 void *kmalloc_node(size_t size, gfp_t flags, int node);
 void kfree(const void *p);
 size_t ksize(const void *p);
+
+/* The kmalloc size class of @size, as 6.1's slab with 8-byte minimum alignment. */
+static inline size_t uspace_kmalloc_class(size_t size)
+{
+	if (size <= 8)
+		return 8;
+	if (size > 64 && size <= 96)
+		return 96;
+	if (size > 128 && size <= 192)
+		return 192;
+	return (size_t)1 << fls(size - 1);
+}
 static inline void *kmemdup(const void *src, size_t len, gfp_t gfp)
 {
 	void *p = kmalloc(len, gfp);
