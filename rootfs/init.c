@@ -5,8 +5,11 @@
  * Mounts what the tests need, runs every selftest program in
  * /usr/lib/kit/selftests (or those chosen on the kernel command line),
  * prints one KTAP v1 report with each program's own KTAP nested in it,
- * writes the number of failed programs to /proc/exitcode so that ./linux exits with it, and
- * powers off.  Options come from /proc/cmdline so that a bare
+ * writes the number of failed programs plus kmemleak's leaks to
+ * /proc/exitcode so that ./linux exits with it, says so on the console
+ * ("# init: exit status N ..."), and powers off.  That line is the exit
+ * protocol: tools/report/verdict holds ./linux's real exit status to it,
+ * so a guest killed or crashed after its last suite cannot pass.  Options come from /proc/cmdline so that a bare
  * `./linux ubd0=rootfs.img` does the default job:
  *
  *   kit.t=GLOB[,GLOB...]  run the suites matching a glob; "suite.case"
@@ -400,12 +403,23 @@ static void run_shell(void)
 		waitpid(pid, NULL, 0);
 }
 
-static void power_off(int failed)
+/*
+ * End the run with exit status failed + leaks, capped below the shell's
+ * signal range.  The status is announced before it is written: a ./linux
+ * that exits with anything else did not end here (a signal, a panic, the
+ * launcher's timeout), whatever the report says.
+ */
+static void power_off(int failed, int leaks)
 {
-	FILE *f = fopen("/proc/exitcode", "w");
+	int status = failed + leaks > 125 ? 125 : failed + leaks;
+	FILE *f;
 
+	printf("# init: exit status %d (%d failed, %d kmemleak leaks)\n",
+	       status, failed, leaks);
+	fflush(stdout);
+	f = fopen("/proc/exitcode", "w");
 	if (f) {
-		fprintf(f, "%d\n", failed > 125 ? 125 : failed);
+		fprintf(f, "%d\n", status);
 		fclose(f);
 	} else {
 		warn("/proc/exitcode: %s", strerror(errno));
@@ -420,7 +434,7 @@ static void power_off(int failed)
 int main(void)
 {
 	struct options opt = { 0 };
-	int failed = 0;
+	int failed = 0, leaks = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mount_all();
@@ -432,8 +446,9 @@ int main(void)
 		run_shell();
 	else {
 		kmemleak_forget_boot();
-		failed = run_tests(&opt) + kmemleak_report();
+		failed = run_tests(&opt);
+		leaks = kmemleak_report();
 	}
-	power_off(failed);
+	power_off(failed, leaks);
 	return 0;
 }

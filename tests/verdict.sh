@@ -22,6 +22,7 @@ test_failing_case_fails_the_run() {
 	r=$(fixture_run pass reuse-after-gp 1)
 	sed -i 's/^    ok 2 overwrite_replaces_value/    not ok 2 overwrite_replaces_value/
 		s/^ok 1 htab_syscall/not ok 1 htab_syscall/' "$r/console.log"
+	announce "$r" 1
 	[ "$(verdict "$r")" = 1 ] || fail "verdict passed a run with a failed case"
 	expect_match out '^FAIL  htab_syscall.overwrite_replaces_value$'
 	expect_match out '^7 passed, 1 failed, 0 skipped$'
@@ -299,6 +300,7 @@ without_expected_case() {
 		/^(not )?ok / { in_reuse = 0 }
 		/^not ok [0-9]+ reuse$/ { sub(/^not ok/, "ok") }
 		{ print }' >"$1/console.log"
+	announce "$1" 0
 }
 
 test_expected_case_that_did_not_run_fails() {
@@ -335,9 +337,14 @@ test_odd_exit_status_fails() {
 	for status in 139 1 137; do
 		r=$(fixture_run pass reuse-after-gp "$status")
 		[ "$(verdict "$r")" = 1 ] || fail "./linux exit status $status passed a run whose suites passed"
-		expect_match out "^PROBLEM ./linux exited with $status, but the report's failed suites make 0"
+		expect_match out "^PROBLEM ./linux exited with $status, but init announced 0"
 		rm -rf "$r"
 	done
+	# A guest that stopped before init's last line: no announced status.
+	r=$(fixture_run pass reuse-after-gp 0)
+	sed -i '/^# init: exit status/d' "$r/console.log"
+	[ "$(verdict "$r")" = 1 ] || fail "a run without init's exit status passed"
+	expect_match out "^PROBLEM ./linux exited with 0, but init never announced an exit status"
 	r=$(fixture_run reuse-base base 0)
 	[ "$(verdict "$r")" = 1 ] || fail "exit status 0 with a failed suite passed"
 }

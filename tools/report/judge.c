@@ -20,10 +20,6 @@
  *                         the run's identity, each its own key
  *     --filter GLOBS      the run's case filter (kit.t=): an expected case
  *                         outside it is not missing
- *     --guest-exit S      how ./linux ended: its exit status, or "timeout";
- *                         it must be the number of failed suites (plus
- *                         kmemleak's leaks), as init writes it
- *     --timeout S         the launcher's timeout, for the message
  *     --problem TEXT      a finding of the caller (a splat on the console);
  *                         each counts as one failure
  *     --suites FILE       the suites the image was built with, one a line
@@ -75,7 +71,7 @@ static struct block *docs;
 static void usage(void)
 {
 	fputs("usage: judge [--out DIR] [--expect FILE] [--where P] [--base B] [--variant V]\n"
-	      "             [--uml yes|no] [--filter GLOBS] [--guest-exit S] [--timeout S]\n"
+	      "             [--uml yes|no] [--filter GLOBS]\n"
 	      "             [--suites FILE] [--problem TEXT]... KTAP-FILE\n"
 	      "       judge --sum DIR...\n"
 	      "       judge --list --expect FILE [--where P] [--base B] [--variant V] [--uml U]\n",
@@ -97,8 +93,6 @@ int main(int argc, char **argv)
 		{ "variant", required_argument, NULL, 'v' },
 		{ "uml", required_argument, NULL, 'u' },
 		{ "filter", required_argument, NULL, 'f' },
-		{ "guest-exit", required_argument, NULL, 'x' },
-		{ "timeout", required_argument, NULL, 't' },
 		{ "problem", required_argument, NULL, 'p' },
 		{ "suites", required_argument, NULL, 's' },
 		{ "list", no_argument, NULL, 'l' },
@@ -116,8 +110,6 @@ int main(int argc, char **argv)
 		case 'v': run.variant = optarg; break;
 		case 'u': run.uml = optarg; break;
 		case 'f': run.filter = optarg; break;
-		case 'x': run.guest_exit = optarg; break;
-		case 't': run.timeout = optarg; break;
 		case 'p': problem(xstrdup(optarg)); break;
 		case 's': run.suites = *optarg ? optarg : NULL; break;
 		case 'l': listing = true; break;

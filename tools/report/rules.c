@@ -418,60 +418,10 @@ static void judge_suites(const struct block *docs)
 		problem(xasprintf("the image's suite list %s is empty", run.suites));
 }
 
-/* The failed suites init counted, plus the leaks kmemleak found. */
-static int exit_status_of(const struct block *doc)
-{
-	const struct result *r;
-	int failed = 0, leaks = 0, i;
-
-	for (r = doc->first; r; r = r->next)
-		failed += !r->ok;
-	if (!doc->nr)
-		return 1;
-	/* init prints "# kmemleak: N leaks after the tests" last. */
-	for (i = 0; i < doc->nr_pending; i++)
-		sscanf(doc->pending[i], "kmemleak: %d leaks", &leaks);
-	failed += leaks;
-	return failed > 125 ? 125 : failed;
-}
-
 void problem(char *text)
 {
 	if (run.nr_problems < 32)
 		run.problems[run.nr_problems++] = text;
-}
-
-static void judge_exit(const struct block *docs)
-{
-	const struct block *doc = docs;
-	char *end;
-	long status;
-	int expected;
-
-	if (!run.guest_exit)
-		return;
-	if (!strcmp(run.guest_exit, "timeout")) {
-		problem(xasprintf("guest hung: killed after %s s", run.timeout ? run.timeout : "?"));
-		return;
-	}
-	status = strtol(run.guest_exit, &end, 10);
-	if (*end || end == run.guest_exit) {
-		problem(xasprintf("guest exit status '%s' is not a number", run.guest_exit));
-		return;
-	}
-	if (status == 134) {
-		problem(xstrdup("guest panicked (exit status 134)"));
-		return;
-	}
-	if (!doc)
-		return;	/* "no KTAP report" says it */
-	while (doc->next_doc)
-		doc = doc->next_doc;
-	expected = exit_status_of(doc);
-	if (status != expected)
-		problem(xasprintf("./linux exited with %ld, but the report's failed suites make %d%s",
-				  status, expected,
-				  status > 128 ? " (killed by a signal?)" : ""));
 }
 
 void judge_report(struct block *docs)
@@ -484,5 +434,4 @@ void judge_report(struct block *docs)
 		judge_block(doc, "");
 	judge_suites(docs);
 	judge_missing();
-	judge_exit(docs);
 }
