@@ -178,30 +178,27 @@ static __always_inline void hold(void *inner, void *outer)
 	}
 }
 
+/* Slot 0 of an outer map, held for the length of one program run. */
+static __always_inline int hold_slot(void *outer)
+{
+	__u32 zero = 0;
+	void *inner = bpf_map_lookup_elem(outer, &zero);
+
+	if (!inner)
+		result.absent++;
+	else
+		hold(inner, outer);
+	return 0;
+}
+
 SEC("syscall")
 int hold_array_slot(void *ctx)
 {
-	__u32 zero = 0;
-	void *inner = bpf_map_lookup_elem(&outer_arr, &zero);
-
-	if (!inner) {
-		result.absent++;
-		return 0;
-	}
-	hold(inner, &outer_arr);
-	return 0;
+	return hold_slot(&outer_arr);
 }
 
 SEC("syscall")
 int hold_hash_slot(void *ctx)
 {
-	__u32 zero = 0;
-	void *inner = bpf_map_lookup_elem(&outer_hash, &zero);
-
-	if (!inner) {
-		result.absent++;
-		return 0;
-	}
-	hold(inner, &outer_hash);
-	return 0;
+	return hold_slot(&outer_hash);
 }

@@ -59,60 +59,50 @@ struct {
 
 __u64 seen;
 
-/* Uses the no-prealloc hash map itself. */
-SEC("syscall")
-int lookup_direct(void *ctx)
+/* Reads key 0 of a map: the access the verifier must allow or refuse. */
+static __always_inline int read_key0(void *map)
 {
 	__u32 key = 0;
-	__u64 *val = bpf_map_lookup_elem(&htab, &key);
+	__u64 *val = bpf_map_lookup_elem(map, &key);
 
 	if (val)
 		seen = *val;
 	return 0;
+}
+
+/* Reads key 0 of the inner map in slot 0 of a map-in-map. */
+static __always_inline int read_key0_inner(void *outer)
+{
+	__u32 key = 0;
+	void *inner = bpf_map_lookup_elem(outer, &key);
+
+	return inner ? read_key0(inner) : 0;
+}
+
+/* Uses the no-prealloc hash map itself. */
+SEC("syscall")
+int lookup_direct(void *ctx)
+{
+	return read_key0(&htab);
 }
 
 /* Reaches a no-prealloc hash map through the map-in-map. */
 SEC("syscall")
 int lookup_through_outer(void *ctx)
 {
-	__u32 key = 0;
-	__u64 *val;
-	void *inner;
-
-	inner = bpf_map_lookup_elem(&outer, &key);
-	if (!inner)
-		return 0;
-	val = bpf_map_lookup_elem(inner, &key);
-	if (val)
-		seen = *val;
-	return 0;
+	return read_key0_inner(&outer);
 }
 
 /* Uses the no-prealloc per-cpu hash map itself. */
 SEC("syscall")
 int lookup_percpu(void *ctx)
 {
-	__u32 key = 0;
-	__u64 *val = bpf_map_lookup_elem(&percpu_htab, &key);
-
-	if (val)
-		seen = *val;
-	return 0;
+	return read_key0(&percpu_htab);
 }
 
 /* Uses the no-prealloc hash of maps itself. */
 SEC("syscall")
 int lookup_hash_of_maps(void *ctx)
 {
-	__u32 key = 0;
-	__u64 *val;
-	void *inner;
-
-	inner = bpf_map_lookup_elem(&hash_of_maps, &key);
-	if (!inner)
-		return 0;
-	val = bpf_map_lookup_elem(inner, &key);
-	if (val)
-		seen = *val;
-	return 0;
+	return read_key0_inner(&hash_of_maps);
 }
