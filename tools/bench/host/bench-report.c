@@ -44,7 +44,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#include "../stats.h"
+#include "stats.h"
 
 #define MARK_BEGIN	"# bench-json-begin "
 #define MARK_END	"# bench-json-end "
@@ -145,19 +145,6 @@ static json_t *extract(const char *path, json_t *errors)
 }
 
 /* --- merge -------------------------------------------------------------------- */
-
-struct stats {
-	double mean, stddev;
-	int n;
-};
-
-static struct stats stats_of(const double *v, int n)
-{
-	struct stats s = { .n = n };
-
-	bench_mean_stddev(v, n, &s.mean, &s.stddev);
-	return s;
-}
 
 static const char *str(json_t *obj, const char *key)
 {
