@@ -77,6 +77,7 @@ struct bench_env env;
 /* The benchmark being run. */
 static struct {
 	const struct bench *b;
+	__u64 runs[BENCH_MAX_PRODUCERS];	/* each producer's program runs, its own slot */
 	json_t *checks;
 	int checks_failed;
 	int failed;		/* bench_fail() calls, from any thread */
@@ -172,7 +173,19 @@ int bench_test_run(struct bpf_program *prog, __u32 producer, int repeat)
 
 	if (err)
 		bench_fail("test run of %s failed", bpf_program__name(prog));
+	else if (producer < BENCH_MAX_PRODUCERS)
+		cur.runs[producer] += repeat;
 	return err;
+}
+
+__u64 bench_runs(int first, int step)
+{
+	__u64 runs = 0;
+	int i;
+
+	for (i = first; i < env.producers; i += step)
+		runs += cur.runs[i];
+	return runs;
 }
 
 /* libbpf's messages (a verifier log too) as diagnostics: the output stays KTAP. */
@@ -365,7 +378,13 @@ static void *producer_thread(void *arg)
 			return NULL;
 		}
 	}
-	while (cur.b->produce(p->id, &stop))
+	if (cur.b->produce) {
+		while (cur.b->produce(p->id, &stop))
+			;
+		return NULL;
+	}
+	while (!bench_stopping(&stop) &&
+	       !bench_test_run(cur.b->prog(p->id), p->id, bench_repeat()))
 		;
 	return NULL;
 }
@@ -440,6 +459,7 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 	enum result res;
 
 	cur.b = b;
+	memset(cur.runs, 0, sizeof(cur.runs));
 	cur.checks = json_array();
 	cur.checks_failed = 0;
 	cur.failed = 0;
@@ -770,6 +790,13 @@ int main(int argc, char **argv)
 	if (env.warmup + env.duration > MAX_SAMPLES) {
 		fprintf(stderr, "bench: at most %d seconds in all\n", MAX_SAMPLES);
 		return 2;
+	}
+	for (b = 0; b < NR_BENCHS; b++) {
+		if (!benchs[b]->prog == !benchs[b]->produce) {
+			fprintf(stderr, "bench: %s gives %s of prog() and produce(): one it must\n",
+				benchs[b]->name, benchs[b]->prog ? "both" : "neither");
+			return 1;
+		}
 	}
 	for (i = optind; i < nargs && nglobs < MAX_GLOBS; i++)
 		nglobs = split_args(args[i], globs, nglobs, MAX_GLOBS);
