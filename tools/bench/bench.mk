@@ -52,7 +52,7 @@ BENCH_REPORT_HDRS := $(wildcard tools/bench/host/*.h) tools/bench/stats.h
 $(BENCH_REPORT): $(BENCH_REPORT_SRCS) $(BENCH_REPORT_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  HOSTCC  $@"
-	@$(CC) -O2 -g -Wall -Wextra -Itools/bench $(BENCH_REPORT_SRCS) -o $@ -ljansson -lm
+	@$(CC) -O2 -g -Wall -Wextra -Wno-unused-parameter -Itools/bench $(BENCH_REPORT_SRCS) -o $@ -ljansson -lm
 
 IMAGE_DIRS += usr/lib/kit/bench="$(BENCH_BIN)"
 IMAGE_BINS += $(BENCH_BIN)
