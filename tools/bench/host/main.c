@@ -68,14 +68,12 @@ static const struct command commands[] = {
 	  "statistics: n, mean, stddev, min, median, p90, max" },
 };
 
-#define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))
-
-static void usage(FILE *f)
+static void print_help(FILE *f)
 {
 	size_t i;
 
 	fprintf(f, "usage: bench-report COMMAND ARGS...\n");
-	for (i = 0; i < NR_COMMANDS; i++) {
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
 		const char *h = commands[i].help, *nl;
 
 		fprintf(f, "  bench-report %s%s%s\n", commands[i].name, *commands[i].args ? " " : "",
@@ -92,10 +90,10 @@ int main(int argc, char **argv)
 	size_t i;
 
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
+		print_help(stdout);
 		return 0;
 	}
-	for (i = 0; argc >= 2 && i < NR_COMMANDS; i++) {
+	for (i = 0; argc >= 2 && i < ARRAY_SIZE(commands); i++) {
 		const struct command *c = &commands[i];
 
 		if (strcmp(argv[1], c->name))
@@ -109,6 +107,6 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2)
 		fprintf(stderr, "bench-report: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	print_help(stderr);
 	return 2;
 }

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* results.c */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 const char *str(json_t *obj, const char *key);
@@ -46,7 +48,7 @@ void mem_avg_cell(json_t *s);
 void mem_peak_cell(json_t *s);
 void status_cells(json_t *s, int cells);
 /* table.c: the commands */
-bool print_table(json_t *res);
+void print_table(json_t *res);
 bool print_latency(json_t *res);
 int cmd_table(int argc, char **argv);
 int cmd_latency(int argc, char **argv);

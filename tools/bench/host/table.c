@@ -79,38 +79,56 @@ static void ratio_cell(json_t *r, const char *key)
 		printf(" |");
 }
 
-/* Every workload of @res, and its figures beyond the first; false: none. */
-bool print_table(json_t *res)
+/*
+ * The header of a table with a column group per variant, then one per
+ * other variant for its ratios to the first: @variant_cols and
+ * @ratio_cols follow the name of each (" | avg mem (MiB) |..."), @cells
+ * columns each.
+ */
+static void variants_header(const char *what, json_t *variants, const char *variant_cols,
+			    const char *ratio_cols, int cells)
 {
-	json_t *variants, *summary, *e, *v, *first;
-	size_t i, j, m;
+	const char *first = json_string_value(json_array_get(variants, 0));
+	size_t i, n = json_array_size(variants);
+	json_t *v;
+	int c;
+
+	printf("| %s |", what);
+	json_array_foreach(variants, i, v)
+		printf(" %s%s", json_string_value(v), variant_cols);
+	json_array_foreach(variants, i, v)
+		if (i)
+			printf(" %s/%s%s", json_string_value(v), first, ratio_cols);
+	printf("\n| --- |");
+	for (i = 0; n && i < 2 * n - 1; i++)
+		for (c = 0; c < cells; c++)
+			printf(" ---: |");
+	printf("\n");
+}
+
+/* The ratios of variant @v to the first of @variants, for workload @e. */
+static json_t *ratios_of(json_t *e, json_t *variants, json_t *v)
+{
+	char key[256];
+
+	snprintf(key, sizeof(key), "%s/%s", json_string_value(v),
+		 json_string_value(json_array_get(variants, 0)));
+	return json_object_get(json_object_get(e, "ratios"), key);
+}
+
+/* Each workload's first figure and memory; true when some have more figures. */
+static bool print_first_figures(json_t *variants, json_t *summary)
+{
+	json_t *e, *v;
+	size_t i, j;
 	bool extra = false;
 
-	variants = json_object_get(res, "variants");
-	summary = json_object_get(res, "summary");
-	first = json_array_get(variants, 0);
-
-	printf("| workload |");
-	json_array_foreach(variants, i, v)
-		printf(" %s | avg mem (MiB) | peak mem (MiB) |", json_string_value(v));
-	json_array_foreach(variants, i, v)
-		if (i)
-			printf(" %s/%s | avg mem | peak mem |", json_string_value(v),
-			       json_string_value(first));
-	printf("\n| --- |");
-	json_array_foreach(variants, i, v)
-		printf(" ---: | ---: | ---: |");
-	json_array_foreach(variants, i, v)
-		if (i)
-			printf(" ---: | ---: | ---: |");
-	printf("\n");
-
+	variants_header("workload", variants, " | avg mem (MiB) | peak mem (MiB) |",
+			" | avg mem | peak mem |", 3);
 	json_array_foreach(summary, i, e) {
-		json_t *per = json_object_get(e, "variants");
-
 		printf("| %s %s |", str(e, "group"), str(e, "title"));
 		json_array_foreach(variants, j, v) {
-			json_t *s = json_object_get(per, json_string_value(v));
+			json_t *s = variant_summary(e, v);
 
 			if (strcmp(str(s, "status"), "ok")) {
 				status_cells(s, 3);
@@ -122,45 +140,31 @@ bool print_table(json_t *res)
 			extra |= json_array_size(json_object_get(s, "metrics")) > 1;
 		}
 		json_array_foreach(variants, j, v) {
-			char key[256];
-			json_t *r, *m0;
+			json_t *r = ratios_of(e, variants, v), *m0;
 
 			if (!j)
 				continue;
-			snprintf(key, sizeof(key), "%s/%s", json_string_value(v),
-				 json_string_value(first));
-			r = json_object_get(json_object_get(e, "ratios"), key);
-			m0 = json_array_get(json_object_get(json_object_get(per,
-					    json_string_value(v)), "metrics"), 0);
+			m0 = json_array_get(json_object_get(variant_summary(e, v), "metrics"), 0);
 			ratio_cell(r, m0 ? str(m0, "name") : "");
 			ratio_cell(r, "avg_mem");
 			ratio_cell(r, "peak_mem");
 		}
 		printf("\n");
 	}
-	if (!extra)
-		goto out;
+	return extra;
+}
 
-	/* Figures beyond each workload's first: a row each. */
-	printf("\n| workload, figure |");
-	json_array_foreach(variants, i, v)
-		printf(" %s |", json_string_value(v));
-	json_array_foreach(variants, i, v)
-		if (i)
-			printf(" %s/%s |", json_string_value(v), json_string_value(first));
-	printf("\n| --- |");
-	json_array_foreach(variants, i, v)
-		printf(" ---: |");
-	json_array_foreach(variants, i, v)
-		if (i)
-			printf(" ---: |");
-	printf("\n");
+/* Figures beyond each workload's first: a row each. */
+static void print_other_figures(json_t *variants, json_t *summary)
+{
+	json_t *e, *v, *ms, *mdef;
+	size_t i, j, m;
+
+	variants_header("workload, figure", variants, " |", " |", 1);
 	json_array_foreach(summary, i, e) {
-		json_t *per = json_object_get(e, "variants");
-		json_t *ms = NULL, *mdef;
-
+		ms = NULL;
 		json_array_foreach(variants, j, v) {
-			json_t *s = json_object_get(per, json_string_value(v));
+			json_t *s = variant_summary(e, v);
 
 			if (!strcmp(str(s, "status"), "ok")) {
 				ms = json_object_get(s, "metrics");
@@ -172,28 +176,31 @@ bool print_table(json_t *res)
 				continue;
 			printf("| %s %s, %s |", str(e, "group"), str(e, "title"), str(mdef, "label"));
 			json_array_foreach(variants, j, v) {
-				json_t *s = json_object_get(per, json_string_value(v));
+				json_t *s = variant_summary(e, v);
 
 				if (strcmp(str(s, "status"), "ok"))
 					status_cells(s, 1);
 				else
 					metric_cell(s, m);
 			}
-			json_array_foreach(variants, j, v) {
-				char key[256];
-
-				if (!j)
-					continue;
-				snprintf(key, sizeof(key), "%s/%s", json_string_value(v),
-					 json_string_value(first));
-				ratio_cell(json_object_get(json_object_get(e, "ratios"), key),
-					   str(mdef, "name"));
-			}
+			json_array_foreach(variants, j, v)
+				if (j)
+					ratio_cell(ratios_of(e, variants, v), str(mdef, "name"));
 			printf("\n");
 		}
 	}
-out:
-	return json_array_size(summary) > 0;
+}
+
+/* Every workload of @res, then its figures beyond the first, if any. */
+void print_table(json_t *res)
+{
+	json_t *variants = json_object_get(res, "variants");
+	json_t *summary = json_object_get(res, "summary");
+
+	if (print_first_figures(variants, summary)) {
+		printf("\n");
+		print_other_figures(variants, summary);
+	}
 }
 
 int cmd_table(int argc, char **argv)
@@ -275,6 +282,7 @@ int cmd_status(int argc, char **argv)
 int cmd_markdown(int argc, char **argv)
 {
 	json_t *res = load(argv[0]);
+	const char *first;
 
 	print_thread_sections(res);
 	if (has_latency(res)) {
@@ -282,8 +290,8 @@ int cmd_markdown(int argc, char **argv)
 		print_latency(res);
 		printf("\n");
 	}
-	printf("## Every workload, ratios to %s\n\n",
-	       json_string_value(json_array_get(json_object_get(res, "variants"), 0)));
+	first = json_string_value(json_array_get(json_object_get(res, "variants"), 0));
+	printf("## Every workload, ratios to %s\n\n", first ? first : "the first variant (no run)");
 	print_table(res);
 	json_decref(res);
 	return 0;

@@ -65,8 +65,6 @@ static const struct thread_table thread_tables[] = {
 	},
 };
 
-#define NR_THREAD_TABLES	(sizeof(thread_tables) / sizeof(thread_tables[0]))
-
 static int nr_columns(const struct thread_table *t)
 {
 	int n = 0;
@@ -187,7 +185,7 @@ void print_thread_sections(json_t *res)
 {
 	size_t i;
 
-	for (i = 0; i < NR_THREAD_TABLES; i++) {
+	for (i = 0; i < ARRAY_SIZE(thread_tables); i++) {
 		if (!has_rows(&thread_tables[i], res))
 			continue;
 		printf("## %s\n\n", thread_tables[i].heading);
@@ -202,7 +200,7 @@ int cmd_thread_table(const char *command, char **argv)
 	json_t *res;
 	size_t i;
 
-	for (i = 0; i < NR_THREAD_TABLES; i++)
+	for (i = 0; i < ARRAY_SIZE(thread_tables); i++)
 		if (!strcmp(thread_tables[i].command, command))
 			t = &thread_tables[i];
 	if (!t)
