@@ -793,8 +793,9 @@ int main(int argc, char **argv)
 	}
 	for (b = 0; b < NR_BENCHS; b++) {
 		if (!benchs[b]->prog == !benchs[b]->produce) {
-			fprintf(stderr, "bench: %s gives %s of prog() and produce(): one it must\n",
-				benchs[b]->name, benchs[b]->prog ? "both" : "neither");
+			fprintf(stderr, "bench: %s gives %s prog() %s produce(): it must give one\n",
+				benchs[b]->name, benchs[b]->prog ? "both" : "neither",
+				benchs[b]->prog ? "and" : "nor");
 			return 1;
 		}
 	}
