@@ -224,6 +224,62 @@ test_latency_table_per_variant_and_round() {
 	expect_match err 'has no timed operations'
 }
 
+# table.md (markdown): a section for each table that has rows, chosen by
+# the workloads' groups in the results, not by a list of their names: a
+# htab-mem workload of a name nothing lists gets the htab-mem section.
+test_markdown_sections_follow_the_results() {
+	{
+		echo "@@ overwrite"; doc overwrite ok 2 10
+		echo "@@ new_use_case"; doc new_use_case ok 2 30
+	} | console logs/a
+	{ echo "@@ overwrite"; doc overwrite ok 4 5; } | console logs/b
+	report merge results.json --run base:1:logs/a --run new:1:logs/b || fail "merge failed"
+	report markdown results.json >table.md || fail "markdown failed"
+	cat table.md
+	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## htab-mem per variant (seed 003)|## Every workload, ratios to base|" ] ||
+		fail "sections: $(grep '^## ' table.md)"
+	expect_match table.md '^\| new_use_case \| 30\.00 ± 0\.00 \| 1\.50 ± 0\.00 \| 2\.00 \|$'
+	expect_match table.md '^\(2\) new$'
+	expect_match table.md '^\| htab-mem overwrite \| 10\.00 ± 0\.00 k/s .*\| 0\.50 \| 1\.00 \| 2\.00 \|$'
+	# Every table, in scripts/bench's order, each as its own command prints it.
+	five_variants_results
+	report markdown results.json >table.md || fail "markdown failed"
+	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## htab-mem per variant (seed 003)|## bpf_ma percpu (seed 002)|## Every workload, ratios to base|" ] ||
+		fail "sections: $(grep '^## ' table.md)"
+	{
+		printf '## htab-mem per variant (seed 003)\n\n'
+		report flavours results.json
+		printf '\n## bpf_ma percpu (seed 002)\n\n'
+		report percpu results.json
+		printf '\n## Every workload, ratios to base\n\n'
+		report table results.json
+	} >expected.md
+	diff -u expected.md table.md || fail "markdown is not the tables one after the other"
+	{ echo "@@ rcu_gp"; latency_doc rcu_gp 35.5; } | console logs/c
+	report merge results.json --run base:1:logs/c || fail "merge failed"
+	report markdown results.json >table.md || fail "markdown failed"
+	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## Timed operations (microseconds), per variant and round|## Every workload, ratios to base|" ] ||
+		fail "sections: $(grep '^## ' table.md)"
+}
+
+# The statistics of stats.c, which the guest's figures and the host's
+# pooled ones both come from: sample standard deviation, the median of an
+# even count, nearest-rank p90.
+test_stats_of_known_numbers() {
+	echo 5 1 2 3 4 6 7 8 9 10 | report stats >out || fail "stats failed"
+	expect_match out '^n 10 mean 5\.5 stddev 3\.02765 min 1 median 5\.5 p90 9 max 10$'
+	printf '4\n1\n3\n2\n' | report stats >out
+	expect_match out '^n 4 mean 2\.5 stddev 1\.29099 min 1 median 2\.5 p90 4 max 4$'
+	echo 7 | report stats >out
+	expect_match out '^n 1 mean 7 stddev 0 min 7 median 7 p90 7 max 7$'
+	report stats </dev/null >out
+	expect_match out '^n 0 mean 0 stddev 0 '
+	rc=0
+	echo 1 two | report stats >out 2>err || rc=$?
+	[ $rc -eq 1 ] || fail "exit $rc for a word among the numbers, not 1"
+	expect_match err 'something other than numbers after 1'
+}
+
 test_plot_draws_a_png() {
 	command -v gnuplot >/dev/null || skip "no gnuplot"
 	{ echo "@@ overwrite"; doc overwrite ok 2 10 20; echo "@@ add_del_on_diff_cpu"; doc add_del_on_diff_cpu skip 0; } |

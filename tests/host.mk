@@ -23,15 +23,16 @@ $(H)/plain/%: tools/selftests/%.c $(HOST_LIB_SRCS) $(wildcard tools/lib/*.h) $(S
 	@echo "  HOSTCC  $@"
 	@$(CC) $(HOST_CFLAGS) $< $(HOST_LIB_SRCS) -o $@ -lbpf -lelf -lz
 
-$(H)/asan/bench-report: tools/bench/host/bench-report.c tools/bench/stats.h | $(DEPS_STAMP)
+# Its sources: tools/bench/bench.mk.
+$(H)/asan/bench-report: $(BENCH_REPORT_SRCS) $(BENCH_REPORT_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  HOSTCC  $@"
-	@$(CC) $(HOST_CFLAGS) $(HOST_SANITIZE) $< -o $@ -ljansson -lm
+	@$(CC) $(HOST_CFLAGS) $(HOST_SANITIZE) -Itools/bench $(BENCH_REPORT_SRCS) -o $@ -ljansson -lm
 
-$(H)/plain/bench-report: tools/bench/host/bench-report.c tools/bench/stats.h | $(DEPS_STAMP)
+$(H)/plain/bench-report: $(BENCH_REPORT_SRCS) $(BENCH_REPORT_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  HOSTCC  $@"
-	@$(CC) $(HOST_CFLAGS) $< -o $@ -ljansson -lm
+	@$(CC) $(HOST_CFLAGS) -Itools/bench $(BENCH_REPORT_SRCS) -o $@ -ljansson -lm
 
 # The judge (JUDGE, JUDGE_ASAN) is built by tools/report/report.mk.
 

@@ -41,6 +41,8 @@ report_all() {
 	"$@" flavours results.json >flavours.md 2>>err || fail "flavours: $(cat err)"
 	"$@" percpu results.json >percpu.md 2>>err || fail "percpu: $(cat err)"
 	"$@" plot results.json chart.png >plot.gp 2>>err || fail "plot: $(cat err)"
+	"$@" markdown results.json >markdown.md 2>>err || fail "markdown: $(cat err)"
+	echo 3 1 2 | "$@" stats >stats 2>>err || fail "stats: $(cat err)"
 	expect_match table.md '^\| htab-mem overwrite \| [0-9.]+ ± [0-9.]+ k/s'
 	expect_no_match err 'ERROR: AddressSanitizer|runtime error|ERROR SUMMARY: [1-9]'
 }

@@ -30,7 +30,6 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
-#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -78,6 +77,7 @@ struct bench_env env;
 /* The benchmark being run. */
 static struct {
 	const struct bench *b;
+	__u64 runs[BENCH_MAX_PRODUCERS];	/* each producer's program runs, its own slot */
 	json_t *checks;
 	int checks_failed;
 	int failed;		/* bench_fail() calls, from any thread */
@@ -173,7 +173,19 @@ int bench_test_run(struct bpf_program *prog, __u32 producer, int repeat)
 
 	if (err)
 		bench_fail("test run of %s failed", bpf_program__name(prog));
+	else if (producer < BENCH_MAX_PRODUCERS)
+		cur.runs[producer] += repeat;
 	return err;
+}
+
+__u64 bench_runs(int first, int step)
+{
+	__u64 runs = 0;
+	int i;
+
+	for (i = first; i < env.producers; i += step)
+		runs += cur.runs[i];
+	return runs;
 }
 
 /* libbpf's messages (a verifier log too) as diagnostics: the output stays KTAP. */
@@ -236,19 +248,7 @@ static json_t *ma_counters_delta(json_t *before, json_t *after)
 	return delta;
 }
 
-/* --- statistics and output ------------------------------------------------ */
-
-struct stats {
-	double mean, stddev;
-};
-
-static struct stats stats_of(const double *v, int n)
-{
-	struct stats s;
-
-	bench_mean_stddev(v, n, &s.mean, &s.stddev);
-	return s;
-}
+/* --- output ---------------------------------------------------------------- */
 
 /*
  * One JSON document per benchmark, each line a "# " diagnostic so that
@@ -320,21 +320,6 @@ static void latencies_free(void)
 	memset(&lat, 0, sizeof(lat));
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile @p (0 < p <= 100) of the sorted @v[@n]. */
-static double percentile(const double *v, long n, double p)
-{
-	long rank = (long)ceil(p / 100 * n);
-
-	return n ? v[rank > 0 ? rank - 1 : 0] : 0;
-}
-
 /*
  * Each timed operation as median, p90 and max over the measured seconds,
  * with its count: a diagnostic line each, and the document's "latency".
@@ -350,24 +335,18 @@ static json_t *latencies_report(const struct bench *b)
 	for (i = 0; i < b->nr_latencies; i++) {
 		const struct bench_metric *l = &b->latencies[i];
 		long k = lat.kept[i];
-		double *v = lat.v[i], median, p90, max, mean = 0;
-		long j;
+		struct stats_ranks r = stats_ranks_of(lat.v[i], k);
+		struct stats st = stats_of(lat.v[i], k);
 
-		qsort(v, k, sizeof(*v), cmp_double);
-		for (j = 0; j < k; j++)
-			mean += v[j] / k;
-		median = !k ? 0 : k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-		p90 = percentile(v, k, 90);
-		max = k ? v[k - 1] : 0;
 		if (k < lat.seen[i])
 			ktap_diag("%s: %s: %ld timings, the first %ld kept", b->name, l->label,
 				  lat.seen[i], k);
 		ktap_diag("%s: latency %s: median %.1f us, p90 %.1f us, max %.1f us, %ld samples",
-			  b->name, l->label, median, p90, max, lat.seen[i]);
+			  b->name, l->label, r.median, r.p90, r.max, lat.seen[i]);
 		json_array_append_new(arr, json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:I, s:I}",
-				      "name", l->name, "label", l->label, "min_us", k ? v[0] : 0,
-				      "median_us", median, "p90_us", p90, "max_us", max,
-				      "mean_us", mean, "samples", (json_int_t)lat.seen[i],
+				      "name", l->name, "label", l->label, "min_us", r.min,
+				      "median_us", r.median, "p90_us", r.p90, "max_us", r.max,
+				      "mean_us", st.mean, "samples", (json_int_t)lat.seen[i],
 				      "kept", (json_int_t)k));
 		n += snprintf(counts + n, sizeof(counts) - n, "%s%s %ld", i ? ", " : "", l->name,
 			      lat.seen[i]);
@@ -399,7 +378,13 @@ static void *producer_thread(void *arg)
 			return NULL;
 		}
 	}
-	while (cur.b->produce(p->id, &stop))
+	if (cur.b->produce) {
+		while (cur.b->produce(p->id, &stop))
+			;
+		return NULL;
+	}
+	while (!bench_stopping(&stop) &&
+	       !bench_test_run(cur.b->prog(p->id), p->id, bench_repeat()))
 		;
 	return NULL;
 }
@@ -474,6 +459,7 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 	enum result res;
 
 	cur.b = b;
+	memset(cur.runs, 0, sizeof(cur.runs));
 	cur.checks = json_array();
 	cur.checks_failed = 0;
 	cur.failed = 0;
@@ -804,6 +790,14 @@ int main(int argc, char **argv)
 	if (env.warmup + env.duration > MAX_SAMPLES) {
 		fprintf(stderr, "bench: at most %d seconds in all\n", MAX_SAMPLES);
 		return 2;
+	}
+	for (b = 0; b < NR_BENCHS; b++) {
+		if (!benchs[b]->prog == !benchs[b]->produce) {
+			fprintf(stderr, "bench: %s gives %s prog() %s produce(): it must give one\n",
+				benchs[b]->name, benchs[b]->prog ? "both" : "neither",
+				benchs[b]->prog ? "and" : "nor");
+			return 1;
+		}
 	}
 	for (i = optind; i < nargs && nglobs < MAX_GLOBS; i++)
 		nglobs = split_args(args[i], globs, nglobs, MAX_GLOBS);

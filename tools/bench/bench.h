@@ -2,8 +2,9 @@
 /*
  * The kit's benchmark runner, modelled on the kernel's
  * tools/testing/selftests/bpf/bench.c: a benchmark is a table of
- * callbacks (validate, setup, producer, measure, check, teardown); the
- * runner owns the producer threads, the memory cgroup the benchmark runs
+ * callbacks (validate, setup, producer, measure, check, teardown) and
+ * its data; the runner owns the producer threads and, for a workload
+ * that runs one XDP program, their loop and the count of its runs, the memory cgroup the benchmark runs
  * in, warm-up (-w), duration (-d), sampling (one sample a second) and
  * reporting: human-readable lines, one JSON document per benchmark
  * between marker lines, and a KTAP result per benchmark that fails only
@@ -68,10 +69,18 @@ struct bench {
 	/* Maps and programs, in the benchmark's memory cgroup; 0 or -errno. */
 	int (*setup)(void);
 	/*
-	 * One unit of producer @id's work.  Returns false once
-	 * bench_stopping(@stop) (or on error, after bench_fail()).  The
-	 * runner calls it until then; a producer that must stop in step
-	 * with another (a pair) decides itself when to look.
+	 * The XDP program of producer @id.  The runner's producers run it,
+	 * bench_repeat() runs per BPF_PROG_TEST_RUN, until they are told to
+	 * stop, and count the runs (bench_runs()): a workload that only runs
+	 * its program gives this, and no produce().
+	 */
+	struct bpf_program *(*prog)(int id);
+	/*
+	 * Or one unit of producer @id's own work (pairs in lockstep, system
+	 * calls).  Returns false once bench_stopping(@stop) (or on error,
+	 * after bench_fail()).  The runner calls it until then; a producer
+	 * that must stop in step with another (a pair) decides itself when
+	 * to look.
 	 */
 	bool (*produce)(int id, const bool *stop);
 	/* The figures since the previous call, @seconds ago. */
@@ -95,9 +104,17 @@ void bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * Run XDP @prog @repeat times with BPF_PROG_TEST_RUN on a packet whose
  * first 4 bytes are @producer (the programs take their key range from
- * it); 0, or -errno after bench_fail().
+ * it), and count the runs as @producer's (bench_runs()); 0, or -errno
+ * after bench_fail().  Each producer calls it with its own number.
  */
 int bench_test_run(struct bpf_program *prog, __u32 producer, int repeat);
+
+/*
+ * Program runs completed by producers @first, @first + @step, ... of the
+ * running benchmark (bench_test_run()); read them once the producers
+ * stopped (check()).
+ */
+__u64 bench_runs(int first, int step);
 
 /*
  * One timing of the running benchmark's operation @i (its latencies[i]),

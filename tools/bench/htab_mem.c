@@ -31,8 +31,6 @@ static struct {
 	int ops_per_run;
 	/* op_cnt taken by measure() so far. */
 	__u64 measured;
-	/* Program runs each producer completed (its own slot). */
-	__u64 runs[BENCH_MAX_PRODUCERS];
 	/* add_del_on_diff_cpu: one barrier per pair, and the pair's state. */
 	pthread_barrier_t pair_sync[BENCH_MAX_PRODUCERS / 2];
 	bool pair_done[BENCH_MAX_PRODUCERS / 2];
@@ -90,14 +88,9 @@ static void htab_mem_teardown(void)
 	ctx.skel = NULL;
 }
 
-static bool htab_mem_produce(int id, const bool *stop)
+static struct bpf_program *htab_mem_prog(int id)
 {
-	int repeat = bench_repeat();
-
-	if (bench_stopping(stop) || bench_test_run(ctx.prog, id, repeat))
-		return false;
-	ctx.runs[id] += repeat;
-	return true;
+	return ctx.prog;
 }
 
 static void htab_mem_measure(struct bench_sample *s, double seconds)
@@ -106,16 +99,6 @@ static void htab_mem_measure(struct bench_sample *s, double seconds)
 
 	ctx.measured += ops;
 	s->value[0] = ops / (double)env.producers / seconds / 1000;
-}
-
-static __u64 runs_of(int first, int step)
-{
-	__u64 runs = 0;
-	int i;
-
-	for (i = first; i < env.producers; i += step)
-		runs += ctx.runs[i];
-	return runs;
 }
 
 /*
@@ -156,7 +139,7 @@ static int no_op_setup(void)
 
 static void no_op_check(void)
 {
-	__u64 runs = runs_of(0, 1);
+	__u64 runs = bench_runs(0, 1);
 
 	htab_mem_check(runs, 0, 0, 0);
 }
@@ -171,7 +154,7 @@ const struct bench bench_no_op = {
 	.nr_metrics = 1,
 	.repeat = 16,
 	.setup = no_op_setup,
-	.produce = htab_mem_produce,
+	.prog = htab_mem_prog,
 	.measure = htab_mem_measure,
 	.check = no_op_check,
 	.teardown = htab_mem_teardown,
@@ -186,7 +169,7 @@ static int overwrite_setup(void)
 
 static void overwrite_check(void)
 {
-	__u64 runs = runs_of(0, 1);
+	__u64 runs = bench_runs(0, 1);
 
 	/* Each producer's 64 keys stay in the map. */
 	htab_mem_check(runs, runs * OP_BATCH, 0, runs ? OP_BATCH * env.producers : 0);
@@ -202,7 +185,7 @@ const struct bench bench_overwrite = {
 	.nr_metrics = 1,
 	.repeat = 16,
 	.setup = overwrite_setup,
-	.produce = htab_mem_produce,
+	.prog = htab_mem_prog,
 	.measure = htab_mem_measure,
 	.check = overwrite_check,
 	.teardown = htab_mem_teardown,
@@ -217,7 +200,7 @@ static int batch_setup(void)
 
 static void batch_check(void)
 {
-	__u64 runs = runs_of(0, 1);
+	__u64 runs = bench_runs(0, 1);
 
 	htab_mem_check(runs, runs * OP_BATCH, runs * OP_BATCH, 0);
 }
@@ -232,7 +215,7 @@ const struct bench bench_batch_add_batch_del = {
 	.nr_metrics = 1,
 	.repeat = 16,
 	.setup = batch_setup,
-	.produce = htab_mem_produce,
+	.prog = htab_mem_prog,
 	.measure = htab_mem_measure,
 	.check = batch_check,
 	.teardown = htab_mem_teardown,
@@ -287,12 +270,8 @@ static bool add_del_produce(int id, const bool *stop)
 
 	if (id % 2 == 0) {
 		*done = bench_stopping(stop);
-		if (!*done) {
-			if (bench_test_run(ctx.prog, id, 1))
-				*done = true;
-			else
-				ctx.runs[id]++;
-		}
+		if (!*done)
+			*done = bench_test_run(ctx.prog, id, 1) != 0;
 		pthread_barrier_wait(sync);	/* added, or the pair stops */
 		if (*done)
 			return false;
@@ -303,15 +282,13 @@ static bool add_del_produce(int id, const bool *stop)
 	if (*done)
 		return false;
 	*failed = bench_test_run(ctx.del_prog, id, 1) != 0;
-	if (!*failed)
-		ctx.runs[id]++;
 	pthread_barrier_wait(sync);
 	return !*failed;
 }
 
 static void add_del_check(void)
 {
-	__u64 adds = runs_of(0, 2), dels = runs_of(1, 2);
+	__u64 adds = bench_runs(0, 2), dels = bench_runs(1, 2);
 
 	bench_check(adds == dels, "pairs_in_step", "%llu add runs, %llu delete runs",
 		    (unsigned long long)adds, (unsigned long long)dels);

@@ -22,7 +22,6 @@ static struct {
 	struct bpf_program *prog;
 	int max_entries;
 	__u64 measured;
-	__u64 runs[BENCH_MAX_PRODUCERS];
 } ctx;
 
 static int map_perf_setup(const char *prog, __u32 map_flags, int max_entries)
@@ -59,14 +58,9 @@ static void map_perf_teardown(void)
 	ctx.skel = NULL;
 }
 
-static bool map_perf_produce(int id, const bool *stop)
+static struct bpf_program *map_perf_prog(int id)
 {
-	int repeat = bench_repeat();
-
-	if (bench_stopping(stop) || bench_test_run(ctx.prog, id, repeat))
-		return false;
-	ctx.runs[id] += repeat;
-	return true;
+	return ctx.prog;
 }
 
 static void map_perf_measure(struct bench_sample *s, double seconds)
@@ -75,16 +69,6 @@ static void map_perf_measure(struct bench_sample *s, double seconds)
 
 	ctx.measured += events;
 	s->value[0] = events / (double)env.producers / seconds;
-}
-
-static __u64 total_runs(void)
-{
-	__u64 runs = 0;
-	int i;
-
-	for (i = 0; i < env.producers; i++)
-		runs += ctx.runs[i];
-	return runs;
 }
 
 static const struct bench_metric events_per_sec = {
@@ -108,7 +92,7 @@ static int hash_prealloc_setup(void)
 static void stress_hmap_check(void)
 {
 	__u64 events = ctx.measured + bench_swap(&ctx.skel->bss->events);
-	__u64 runs = total_runs();
+	__u64 runs = bench_runs(0, 1);
 	__u64 upd_err = bench_read(&ctx.skel->bss->update_err);
 	__u64 miss = bench_read(&ctx.skel->bss->lookup_miss);
 	__u64 del_err = bench_read(&ctx.skel->bss->delete_err);
@@ -135,7 +119,7 @@ const struct bench bench_hash_kmalloc = {
 	.nr_metrics = 1,
 	.repeat = 64,
 	.setup = hash_kmalloc_setup,
-	.produce = map_perf_produce,
+	.prog = map_perf_prog,
 	.measure = map_perf_measure,
 	.check = stress_hmap_check,
 	.teardown = map_perf_teardown,
@@ -151,7 +135,7 @@ const struct bench bench_hash_prealloc = {
 	.nr_metrics = 1,
 	.repeat = 64,
 	.setup = hash_prealloc_setup,
-	.produce = map_perf_produce,
+	.prog = map_perf_prog,
 	.measure = map_perf_measure,
 	.check = stress_hmap_check,
 	.teardown = map_perf_teardown,
@@ -183,7 +167,7 @@ static int full_update_setup(void)
 static void full_update_check(void)
 {
 	__u64 events = ctx.measured + bench_swap(&ctx.skel->bss->events);
-	__u64 updates = total_runs() * FULL_BATCH;
+	__u64 updates = bench_runs(0, 1) * FULL_BATCH;
 	__u64 e2big = bench_read(&ctx.skel->bss->full_e2big);
 	__u64 other = bench_read(&ctx.skel->bss->full_other);
 	int count = htab_count(bpf_map__fd(ctx.skel->maps.hash_map));
@@ -209,7 +193,7 @@ const struct bench bench_hash_full_update = {
 	.nr_metrics = 1,
 	.repeat = 16,
 	.setup = full_update_setup,
-	.produce = map_perf_produce,
+	.prog = map_perf_prog,
 	.measure = map_perf_measure,
 	.check = full_update_check,
 	.teardown = map_perf_teardown,

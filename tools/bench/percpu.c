@@ -25,7 +25,6 @@
 static struct {
 	struct bench_percpu *skel;
 	__u64 ops, allocs, frees, alloc_fails;
-	__u64 runs[BENCH_MAX_PRODUCERS];
 } ctx;
 
 static int percpu_setup(void)
@@ -56,14 +55,9 @@ static void percpu_teardown(void)
 	ctx.skel = NULL;
 }
 
-static bool percpu_produce(int id, const bool *stop)
+static struct bpf_program *percpu_prog(int id)
 {
-	int repeat = bench_repeat();
-
-	if (bench_stopping(stop) || bench_test_run(ctx.skel->progs.percpu_alloc_free, id, repeat))
-		return false;
-	ctx.runs[id] += repeat;
-	return true;
+	return ctx.skel->progs.percpu_alloc_free;
 }
 
 /* Operations per microsecond of the time spent in them is M/s. */
@@ -93,11 +87,9 @@ static void percpu_measure(struct bench_sample *s, double seconds)
 static void percpu_check(void)
 {
 	struct bench_percpu__bss *bss = ctx.skel->bss;
-	__u64 runs = 0, ops, allocs, frees, fails, del_err;
-	int i, count;
+	__u64 runs = bench_runs(0, 1), ops, allocs, frees, fails, del_err;
+	int count;
 
-	for (i = 0; i < env.producers; i++)
-		runs += ctx.runs[i];
 	ops = ctx.ops + bench_swap(&bss->op_cnt);
 	allocs = ctx.allocs + bench_swap(&bss->alloc_cnt);
 	frees = ctx.frees + bench_swap(&bss->free_cnt);
@@ -136,7 +128,7 @@ const struct bench bench_percpu_alloc_free = {
 	.nr_metrics = 4,
 	.repeat = 16,
 	.setup = percpu_setup,
-	.produce = percpu_produce,
+	.prog = percpu_prog,
 	.measure = percpu_measure,
 	.check = percpu_check,
 	.teardown = percpu_teardown,

@@ -1,26 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Mean and sample standard deviation, as upstream's bench report_final():
- * the guest's bench program and the host's bench-report must agree.
+ * The statistics of the benchmarks, one definition for the guest's bench
+ * program and the host's bench-report, so that a figure means the same
+ * on both sides: mean and sample standard deviation as upstream's bench
+ * report_final() computes them, and the nearest-rank percentiles of
+ * timings (bench_latency()).
  */
 #ifndef KIT_BENCH_STATS_H
 #define KIT_BENCH_STATS_H
 
-#include <math.h>
+struct stats {
+	long n;
+	double mean, stddev;	/* stddev: sample (n - 1), 0 for n < 2 */
+};
 
-static inline void bench_mean_stddev(const double *v, int n, double *mean, double *stddev)
-{
-	int i;
+/* Mean and sample standard deviation of @v[@n]; all 0 for n = 0. */
+struct stats stats_of(const double *v, long n);
 
-	*mean = 0;
-	*stddev = 0;
-	for (i = 0; i < n; i++)
-		*mean += v[i] / n;
-	if (n > 1) {
-		for (i = 0; i < n; i++)
-			*stddev += (v[i] - *mean) * (v[i] - *mean) / (n - 1);
-		*stddev = sqrt(*stddev);
-	}
-}
+struct stats_ranks {
+	double min, median, p90, max;
+};
+
+/*
+ * Sorts @v[@n] ascending and returns its smallest value, median (the mean
+ * of the middle two of an even count), 90th percentile (nearest rank)
+ * and largest value; all 0 for n = 0.
+ */
+struct stats_ranks stats_ranks_of(double *v, long n);
+
+/* Nearest-rank percentile @p (0 < p <= 100) of the sorted @v[@n]; 0 for n = 0. */
+double stats_percentile(const double *sorted, long n, double p);
 
 #endif /* KIT_BENCH_STATS_H */
