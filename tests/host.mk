@@ -45,4 +45,4 @@ $(CHECK_FILTER): tools/report/check-filter.c tools/lib/filter.c tools/lib/filter
 	@$(CC) -O2 -g -Wall -Wextra -Itools/lib $< tools/lib/filter.c -o $@
 
 .PHONY: host-bins
-host-bins: $(HOST_BINS) $(JUDGE) $(JUDGE_ASAN) $(CHECK_FILTER)
+host-bins: $(HOST_BINS) $(JUDGE) $(JUDGE_ASAN) $(CHECK_FILTER) $(BENCH_REPORT)
