@@ -4,8 +4,10 @@
 # let the guest finish; attach to a running guest, detach, and the guest
 # lives on.  No UML process is left behind.  Skipped until a kernel is built.
 
-# The allocator's RCU callbacks: reuse-after-gp has dyn_reuse_rcu() (and
-# reuse_rcu() when a batch cannot be allocated), base __free_rcu().
+# The allocator's callbacks that Tiny RCU calls (rcu_process_callbacks()),
+# the test's own choice, not make gdb's defaults (the variants' break
+# files, which tests/breaks.sh checks): reuse-after-gp has dyn_reuse_rcu()
+# (and reuse_rcu() when a batch cannot be allocated), base __free_rcu().
 CALLBACKS='dyn_reuse_rcu reuse_rcu __free_rcu'
 # Frees enough, on every variant, for the callbacks to run on a map in
 # use, and passes on every variant.
@@ -59,23 +61,46 @@ break_in_rcu_callback() {
 	trap 'kill_groups "uml_dir=$logs/"' EXIT
 	# At the first stop: go on to a callback on a cache in use (the first
 	# ones may come from a map being destroyed, whose lists are drained),
-	# look, step once, and let the guest finish.
+	# look with every command, step once, and let the guest finish.  A
+	# command's error would end the script: the error cases are caught.
 	cat >session.gdb <<-'EOF'
-	while $kit_cb_cache()->free_llist.first == 0
+	while $bpf_ma_cb_cache()->free_llist.first == 0
 	  continue
 	end
 	echo KIT-STOPPED\n
 	bt
-	kit-current
+	bpf-ma-current
+	p $bpf_ma_current()->pid
 	echo KIT-BPF-MA\n
 	bpf-ma
+	echo KIT-EXPR\n
+	bpf-ma $bpf_ma_cb_cache()
+	bpf-ma -s *$bpf_ma_cb_cache()
 	echo KIT-MAPS\n
 	bpf-ma-map
 	bpf-ma-map htab
+	bpf-ma-map -s htab
+	python
+	try:
+	    gdb.execute("bpf-ma-map 99999")
+	except gdb.error as e:
+	    print("KIT-ERROR %s" % e)
+	end
 	echo KIT-RCU\n
-	rcu-tiny-cbs
+	bpf-ma-rcu
 	echo KIT-NEXT\n
 	next
+	EOF
+	# A batch of reuse-after-gp's common path, found from the rcu_head of
+	# its callback with linux.utils' $container_of().
+	[ "$variant.$callbacks" != "reuse-after-gp.$CALLBACKS" ] || cat >>session.gdb <<-'EOF'
+	delete
+	tbreak dyn_reuse_rcu
+	continue
+	echo KIT-BATCH\n
+	bpf-ma -s $container_of(rcu, "struct bpf_reuse_batch", "rcu")
+	EOF
+	cat >>session.gdb <<-'EOF'
 	echo KIT-CONTINUE\n
 	delete
 	continue
@@ -91,13 +116,15 @@ break_in_rcu_callback() {
 	expect_match out '^KIT-STOPPED'
 	section out '^KIT-STOPPED' '^KIT-BPF-MA' >bt
 	expect_match bt '^#[0-9]+ .* rcu_process_callbacks \('
-	# RCU callbacks run in softirq context; $kit_current() finds the task.
+	# RCU callbacks run in softirq context; bpf-ma-current finds the task.
 	expect_match bt '^current: pid [0-9]+ comm "[^"]+" \(struct task_struct \*\) 0x[0-9a-f]+'
 	expect_match bt '^preempt_count 0x[0-9a-f]+ \(.*softirq'
+	pid=$(sed -n 's/^current: pid \([0-9]*\) .*/\1/p' bt)
+	expect_match bt "^\\\$[0-9]+ = $pid\$"
 
 	# bpf-ma: every list a number or absent, free_cnt = length of
 	# free_llist, and the variant's own fields present.
-	section out '^KIT-BPF-MA' '^KIT-MAPS' >ma
+	section out '^KIT-BPF-MA' '^KIT-EXPR' >ma
 	expect_match ma '^[a-z_]+\(\): cache: \(struct bpf_mem_cache \*\) 0x[0-9a-f]+$'
 	expect_match ma '^  free_llist [0-9]+  free_cnt [0-9]+  free_llist_extra [0-9]+$'
 	expect_match ma '^  free_by_rcu [0-9]+  waiting_for_gp [0-9]+  reuse_ready ([0-9]+|absent)  wait_for_free ([0-9]+|absent)$'
@@ -120,20 +147,37 @@ break_in_rcu_callback() {
 		expect_match ma '^  free_by_rcu [0-9]+  waiting_for_gp [1-9][0-9]*  '
 	expect_no_match ma 'unreadable|loop after|Python Exception|Error'
 
+	# bpf-ma EXPR: the same cache from a pointer and from a value (-s).
+	cache=$(sed -n 's/^[a-z_]*(): cache: (struct bpf_mem_cache \*) \(0x[0-9a-f]*\)$/\1/p' ma)
+	section out '^KIT-EXPR' '^KIT-MAPS' >expr
+	expect_match expr "^\\\$bpf_ma_cb_cache\\(\\): \\(struct bpf_mem_cache \\*\\) $cache\$"
+	expect_match expr "^\\*\\\$bpf_ma_cb_cache\\(\\) $cache: unit_size [0-9]+  free_llist [0-9]+  free_cnt [0-9]+"
+	expect_no_match expr 'unreadable|loop after|Python Exception|Error'
+
 	# bpf-ma-map: the selftest's hash map, found in map_idr.
 	section out '^KIT-MAPS' '^KIT-RCU' >maps
 	expect_match maps '^ *[0-9]+ htab +BPF_MAP_TYPE_(PERCPU_)?HASH +flags 0x1 '
 	expect_match maps "^map id [0-9]+ name 'htab' BPF_MAP_TYPE_(PERCPU_)?HASH flags 0x1 "
 	expect_match maps '^  htab->ma: \(struct bpf_mem_alloc \*\) 0x[0-9a-f]+$'
 	expect_match maps '^ +free_llist [0-9]+  free_cnt [0-9]+  free_llist_extra [0-9]+$'
+	expect_match maps '^    cpu 0 cache 0x[0-9a-f]+: unit_size [0-9]+  free_llist [0-9]+  free_cnt'
+	expect_match maps '^KIT-ERROR no BPF map with id 99999 \(maps: [0-9]+ [a-z]'
 	expect_no_match maps 'unreadable|loop after|Python Exception|Error'
 
 	section out '^KIT-RCU' '^KIT-NEXT' >rcu
 	expect_match rcu '^Tiny RCU: [0-9]+ callbacks? queued, [0-9]+ done'
 
 	# `next` went to a source line of the callback.
-	section out '^KIT-NEXT' '^KIT-CONTINUE' >next
+	section out '^KIT-NEXT' '^KIT-\(BATCH\|CONTINUE\)' >next
 	expect_match next '^[0-9]+	'
+
+	if grep -q '^KIT-BATCH' out; then
+		section out '^KIT-BATCH' '^KIT-CONTINUE' >batch
+		expect_match batch '^\$container_of.*: \(struct bpf_reuse_batch \*\) 0x[0-9a-f]+: [1-9][0-9]* objects \(head 0x[0-9a-f]+\) for cache 0x'
+		expect_match batch '^  batch->c 0x[0-9a-f]+: unit_size [0-9]+  free_llist'
+	elif [ "$variant.$callbacks" = "reuse-after-gp.$CALLBACKS" ]; then
+		fail "no dyn_reuse_rcu() batch shown"
+	fi
 
 	# The guest ran to the end and passed.
 	expect_match out '^\[Inferior 1 \(process [0-9]+\) exited normally\]'
@@ -158,6 +202,48 @@ test_break_in_reuse_rcu_fallback() {
 	grep -q '^CONFIG_FAULT_INJECTION=y' "$(dirname "$k")/.config" ||
 		skip "reuse-after-gp kernel without CONFIG_FAULT_INJECTION"
 	break_in_rcu_callback reuse-after-gp reuse_rcu fail_bpf_reuse_batch=1,100,0,-1
+}
+
+# bpf-ma-kill kills the guest's whole process group, and `run` again and
+# leaving gdb leave no UML process behind.  (gdb's own kill of the kernel
+# process alone takes the guest's processes with it here too: 6.1's die
+# when their tracer does, 6.12's and 7.2's by PR_SET_PDEATHSIG; kit.gdb's
+# hooks and the gdb_exiting handler are for when they do not.)  gdb runs
+# without scripts/gdb/boot, whose clean-up would hide a process left.
+test_kill_and_quit_leave_no_guest_process() {
+	k=
+	for v in reuse-after-gp base; do
+		[ -x "$(kernel_path "$v" default)" ] && { k=$(gdb_kernel "$v"); break; }
+	done
+	[ -n "$k" ] || skip "no kernel built (make kernel first)"
+	logs=$PWD/logs
+	mkdir logs
+	trap 'kill_groups "uml_dir=$logs/"' EXIT
+	# The kernel's processes, not gdb (whose command line has the args).
+	count="pgrep -f '^[^ ]*/linux .*uml_dir=$logs/' | wc -l"
+	cat >session.gdb <<-EOF
+	shell echo KIT-BEFORE-KILL \$($count)
+	bpf-ma-kill
+	shell sleep 1; echo KIT-AFTER-KILL \$($count)
+	run
+	shell echo KIT-BEFORE-QUIT \$($count)
+	EOF
+	rc=0
+	gdb -nx -q -batch -x "$KIT/scripts/gdb/kit.gdb" -ex "set inferior-tty /dev/null" \
+		-ex "set args ubd0=$PWD/root.cow,$KIT/rootfs.img umid=kit-gdb-test-$$ uml_dir=$logs/run kit.t=$SELECTION </dev/null >console 2>&1" \
+		-ex "bpf-ma-break $CALLBACKS" -ex run -x session.gdb "$k" </dev/null >out 2>&1 || rc=$?
+	sleep 1
+	left=$(procs "uml_dir=$logs/")
+	cat out
+	[ $rc -eq 0 ] || fail "gdb exited $rc"
+	# Stopped twice in a callback, with the guest's processes running.
+	[ "$(grep -Ec 'hit Breakpoint [0-9]+, ' out)" -eq 2 ] || fail "not stopped twice at a breakpoint"
+	n=$(sed -n 's/^KIT-BEFORE-KILL //p' out)
+	[ "${n:-0}" -ge 2 ] || fail "no guest process besides the kernel's to kill: $n"
+	expect_match out '^KIT-AFTER-KILL 0$'
+	n=$(sed -n 's/^KIT-BEFORE-QUIT //p' out)
+	[ "${n:-0}" -ge 2 ] || fail "no guest process besides the kernel's after run again: $n"
+	[ -z "$left" ] || fail "UML processes left when gdb ended: $left"
 }
 
 # make attach: a guest waiting in its shell (make shell), found by its pid
@@ -188,7 +274,7 @@ test_attach_detach_guest_lives_on() {
 	cat >session.gdb <<-'EOF'
 	echo KIT-STOPPED\n
 	bt
-	kit-current
+	bpf-ma-current
 	bpf-ma -s
 	delete
 	set print inferior-events on
@@ -244,6 +330,7 @@ test_break_in_free_by_rcu_6_12() {
 	logs=$PWD/logs
 	trap 'kill_groups "uml_dir=$logs/"' EXIT
 	printf '%s\n' 'echo KIT-STOPPED\n' 'bt 8' 'echo KIT-BPF-MA\n' bpf-ma \
+		'echo KIT-GLOBAL\n' 'bpf-ma -s bpf_global_ma' \
 		'echo KIT-CONTINUE\n' delete continue >session.gdb
 	rc=0
 	"$KIT/scripts/gdb/boot" --timeout 150 --logdir logs --tests reuse.no_immediate_reuse \
@@ -253,9 +340,15 @@ test_break_in_free_by_rcu_6_12() {
 	expect_match out 'hit Breakpoint [0-9]+, __free_by_rcu \('
 	section out '^KIT-STOPPED' '^KIT-BPF-MA' >bt
 	expect_match bt ' rcu_process_callbacks \('
-	section out '^KIT-BPF-MA' '^KIT-CONTINUE' >ma
+	section out '^KIT-BPF-MA' '^KIT-GLOBAL' >ma
 	expect_match ma '^__free_by_rcu\(\): cache: \(struct bpf_mem_cache \*\) 0x[0-9a-f]+$'
 	expect_match ma '^  free_by_rcu [0-9]+  waiting_for_gp [0-9]+  reuse_ready absent  wait_for_free absent$'
 	expect_match ma '^  free_llist_extra_rcu [0-9]+  free_by_rcu_ttrace [0-9]+  waiting_for_gp_ttrace [0-9]+  call_rcu_ttrace_in_progress [0-9]+  draining 0$'
 	expect_match ma '^  rcu callbacks: __free_by_rcu \(running now\)'
+	# A struct bpf_mem_alloc of size classes (6.1 has none): one line per
+	# class and cpu, per-cpu pointers through linux.cpus.
+	section out '^KIT-GLOBAL' '^KIT-CONTINUE' >global
+	expect_match global '^bpf_global_ma: \(struct bpf_mem_alloc \*\) 0x[0-9a-f]+$'
+	expect_match global '^  cpu 0 caches\[10\] 0x[0-9a-f]+: unit_size 4096  free_llist [0-9]+'
+	expect_no_match global 'unreadable|loop after|Python Exception|Error'
 }
