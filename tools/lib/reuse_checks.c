@@ -139,7 +139,7 @@ enum ktap_result reuse_no_immediate_reuse(void)
 #define REUSE_BATCH_SZ		(32 + MEMCG_OBJ_PTR)
 
 /* The kmalloc cache bpf_mem_alloc serves @size from (bpf_mem_cache_idx). */
-static long bpf_ma_unit(long size)
+long bpf_ma_unit(long size)
 {
 	static const long sizes[] = { 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096 };
 	unsigned int i;
@@ -155,7 +155,7 @@ static long bpf_ma_unit(long size)
  * which the debug flavors' red zones and KASAN's metadata make larger
  * than the cache's name (the memory cgroup charges that much).
  */
-static long slab_obj_size(long cache)
+long slab_obj_size(long cache)
 {
 	static const char *const names[] = { "kmalloc-cg-%ld", "kmalloc-%ld" };
 	char path[128], name[32];

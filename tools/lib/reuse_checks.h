@@ -14,6 +14,15 @@
 
 #include "ktap.h"
 
+/* The kmalloc cache bpf_mem_alloc serves a unit of @size bytes from. */
+long bpf_ma_unit(long size);
+
+/*
+ * What one object of kmalloc-@cache costs in the slab (its slab_size,
+ * larger with red zones and KASAN), without the memory cgroup's pointer.
+ */
+long slab_obj_size(long cache);
+
 /* Inside one program run, a deleted element is not reused. */
 enum ktap_result reuse_no_immediate_reuse(void);
 
