@@ -115,6 +115,43 @@ int hold_across_delete(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
+/* Set by the writer before its run; read by both. */
+__u32 block_key;
+volatile __u32 blocker_running;
+__u32 blocker_cpu;
+__u32 blocker_saw_holding;
+__s32 blocker_err;
+
+/*
+ * The writer's side: one RCU read-side section on the writer's CPU, so
+ * that no grace period in flight can end while it runs, until the
+ * reader holds block_key's element; then delete that key and return.
+ * A grace period that began before the reader's section (and to which
+ * the reader's CPU already reported) thus ends only after the delete.
+ */
+SEC("xdp")
+int block_and_delete(struct xdp_md *ctx)
+{
+	__u32 key = block_key, i;
+
+	blocker_saw_holding = 0;
+	blocker_err = 0;
+	blocker_cpu = bpf_get_smp_processor_id();
+	blocker_running = 1;
+	while (kit_can_loop) {
+		for (i = 0; i < HOLD_INNER; i++)
+			if (reader_holding)
+				break;
+		if (reader_holding) {
+			blocker_saw_holding = 1;
+			break;
+		}
+	}
+	if (blocker_saw_holding)
+		blocker_err = bpf_map_delete_elem(&held, &key);
+	return XDP_PASS;
+}
+
 /* --- percpu_every_cpu --------------------------------------------------- */
 
 struct {

@@ -178,30 +178,36 @@ static const char *first_failure(struct shared *s)
  * whatever other CPUs delete and insert meanwhile.  A reader on CPU 0
  * runs hold_across_delete (tools/progs/smp.bpf.c): one program run, one
  * read-side section, that finds the probe key's element and keeps
- * reading its value through that pointer.  Meanwhile a writer on CPU 1,
- * which inserted the probe key, deletes it and inserts and deletes
- * other keys through the syscall path for HOLD_CHURN_MS, several Tree
- * RCU grace periods, then lets the reader finish.  Before the reader
- * starts, the writer already churns, so that a batch of its frees is
- * waiting for a grace period that began before the reader's section,
- * and the reader sleeps first, so that CPU 0 has passed its quiescent
- * state for that grace period: a free that joins such a batch waits
- * only for its rest (kernel/mutants/7.2/gp-join-in-flight).  The base
- * allocator hands the element out again at once.  The case fails when
+ * reading its value through that pointer until the writer on CPU 1 is
+ * done.  The writer inserted the probe key, then frees a few churn
+ * elements (so that a batch of its frees waits for a grace period, G)
+ * and runs block_and_delete, itself a read-side section: while it runs
+ * G cannot end, and the reader spends HOLD_USER_MS in user mode, where
+ * its CPU reports its quiescent state to G, before it starts.  Once the
+ * reader holds the element, block_and_delete deletes the key, and the
+ * writer then inserts and deletes other keys through the syscall path
+ * for HOLD_CHURN_MS, several grace periods.  A correct allocator keeps
+ * the element until a grace period that began after the delete, which
+ * waits for the reader; one whose free joins G's batch
+ * (kernel/mutants/7.2/gp-join-in-flight) hands it out again once G
+ * ends, and base's bpf_mem_cache_free() at once.  The case fails when
  * the pointer read another key's value in any run, and when a run did
  * not span the writer's work (then it tested nothing).
  */
 #define HOLD_RUNS	30
-#define HOLD_CHURN_MS	100
+#define HOLD_CHURN_MS	300
 #define HOLD_CHURN_KEYS	1024
 #define HOLD_MARK	0x401dc0de00000000ULL
 #define CHURN_MARK	0xc4c4000000000000ULL
 #define CHURN_KEY	0x40000000U
 #define HOLD_WAIT_MS	10000
+/* Ticks of 10 ms (CONFIG_HZ=100) for the reader's CPU to report a quiescent state. */
+#define HOLD_USER_MS	50
+#define HOLD_PRE_CHURN	16
 #define READER_CPU	0
 #define WRITER_CPU	1
 
-enum { SYNC_GO, SYNC_READY, SYNC_FINISHED };
+enum { SYNC_GO, SYNC_FINISHED };
 enum { CNT_BEFORE, CNT_AFTER, CNT_ERR, CNT_CPU };
 
 /* One insert+delete pair of a churn key through the syscall path. */
@@ -229,7 +235,7 @@ static int hold_writer(void *arg, int side)
 	struct shared *s = c->s;
 	int fd = bpf_map__fd(skel->maps.held);
 	unsigned long long n = 0, before, errs = 0;
-	int run;
+	int run, i;
 
 	for (run = 1; run <= HOLD_RUNS; run++) {
 		__u32 key = run;
@@ -240,22 +246,24 @@ static int hold_writer(void *arg, int side)
 			SIDE_EXPECT(s, side, now_ms() - t0 < HOLD_WAIT_MS, "run %d never started", run);
 		SIDE_EXPECT(s, side, !bpf_map_update_elem(fd, &key, &mark, BPF_NOEXIST),
 			    "insert key %u: %s", key, strerror(errno));
-		__atomic_store_n(&s->sync[SYNC_READY], run, __ATOMIC_SEQ_CST);
-		/* Frees waiting for a grace period before the reader starts. */
-		t0 = now_ms();
-		while (!READ_ONCE_U32(skel->bss->reader_holding)) {
+		/* A batch of frees waiting for its grace period, the last
+		 * one freed now: a grace period is in flight.
+		 */
+		for (i = 0; i < HOLD_PRE_CHURN; i++)
 			errs += churn_pair(fd, n++) != 0;
-			SIDE_EXPECT(s, side, now_ms() - t0 < HOLD_WAIT_MS,
-				    "run %d: the reader never held the element", run);
-		}
-		SIDE_EXPECT(s, side, !bpf_map_delete_elem(fd, &key), "delete key %u: %s", key,
-			    strerror(errno));
+		skel->bss->block_key = key;
+		SIDE_EXPECT(s, side, !htab_test_run(skel->progs.block_and_delete, 1, NULL),
+			    "run %d: block_and_delete failed", run);
+		SIDE_EXPECT(s, side, skel->bss->blocker_saw_holding,
+			    "run %d: the reader never held the element", run);
+		SIDE_EXPECT(s, side, !skel->bss->blocker_err, "run %d: delete key %u: %d", run, key,
+			    skel->bss->blocker_err);
+		s->count[side][CNT_CPU] = skel->bss->blocker_cpu;
 		before = n;
 		t0 = now_ms();
 		while (now_ms() - t0 < HOLD_CHURN_MS)
 			errs += churn_pair(fd, n++) != 0;
 		s->count[side][CNT_AFTER] = n - before;
-		s->count[side][CNT_CPU] = sched_getcpu();
 		WRITE_ONCE_U32(skel->bss->writer_done, 1);
 		__atomic_store_n(&s->sync[SYNC_FINISHED], run, __ATOMIC_SEQ_CST);
 	}
@@ -291,19 +299,22 @@ static enum ktap_result reader_holds_across_delete(void)
 
 		WRITE_ONCE_U32(b->reader_holding, 0);
 		WRITE_ONCE_U32(b->writer_done, 0);
+		WRITE_ONCE_U32(b->blocker_running, 0);
 		b->hold_key = run;
 		__atomic_store_n(&c.s->sync[SYNC_GO], run, __ATOMIC_SEQ_CST);
 		t0 = now_ms();
-		while (__atomic_load_n(&c.s->sync[SYNC_READY], __ATOMIC_SEQ_CST) != run &&
+		while (!READ_ONCE_U32(b->blocker_running) &&
 		       !__atomic_load_n(&c.s->failed, __ATOMIC_SEQ_CST) && now_ms() - t0 < HOLD_WAIT_MS)
-			usleep(100);
-		if (__atomic_load_n(&c.s->sync[SYNC_READY], __ATOMIC_SEQ_CST) != run)
+			;
+		if (!READ_ONCE_U32(b->blocker_running))
 			break;
-		/* Idle, so that CPU 0 passes a quiescent state for the grace
-		 * periods the writer's frees started; the length varies so
-		 * that runs begin at different points of one.
+		/* The writer's CPU now holds the grace period in flight open.
+		 * Run in user mode for a few ticks, so that this CPU reports
+		 * its quiescent state to it (a tick in user mode is one).
 		 */
-		usleep(5000 + (run * 7 % 30) * 1000);
+		t0 = now_ms();
+		while (now_ms() - t0 < HOLD_USER_MS)
+			;
 		KTAP_EXPECT(!htab_test_run(c.skel->progs.hold_across_delete, 1, NULL),
 			    "run %d: reader's program failed (reader_err %d)", run, b->reader_err);
 		t0 = now_ms();
@@ -312,10 +323,9 @@ static enum ktap_result reader_holds_across_delete(void)
 			usleep(100);
 		if (__atomic_load_n(&c.s->sync[SYNC_FINISHED], __ATOMIC_SEQ_CST) != run)
 			break;
-		KTAP_EXPECT(b->reader_cpu == READER_CPU &&
-			    c.s->count[1][CNT_CPU] == WRITER_CPU,
-			    "run %d: reader on CPU %u, writer on CPU %llu", run, b->reader_cpu,
-			    c.s->count[1][CNT_CPU]);
+		KTAP_EXPECT(b->reader_cpu == READER_CPU && b->blocker_cpu == WRITER_CPU,
+			    "run %d: reader on CPU %u, writer on CPU %u", run, b->reader_cpu,
+			    b->blocker_cpu);
 		KTAP_EXPECT(b->reader_before == (HOLD_MARK | run),
 			    "run %d: the element read %#llx, not its value %#llx, before the delete",
 			    run, (unsigned long long)b->reader_before, HOLD_MARK | run);
