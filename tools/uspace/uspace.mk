@@ -130,6 +130,10 @@ FUZZ_MAX_LEN ?= 256
 # FUZZ_SEEDS=no: start from nothing instead of tools/uspace/corpus
 FUZZ_SEEDS ?= yes
 EXPLORE_TEST_RUNS ?= 1000
+# Where the variants' patched trees are (<variant>[@base] under it): the
+# kit's own by default, prepared on demand; another kit's prepared trees
+# (EXPLORE_SRC=/path/build/src) are only read, never prepared or written.
+EXPLORE_SRC ?= $(BUILD)/src
 EXPLORE_DIR := $(US_DIR)/explore
 EXPLORE_CORPUS := $(US_DIR)/corpus
 EXPLORE_DEPS := $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c $(US_DIR)/debugfs.c \
@@ -141,24 +145,25 @@ ex_lists = $$(awk '/^struct bpf_mem_cache \{/,/^\};/' $(1) | sed -n 's/^[[:space
 # What the tree's rcu_trace_implies_rcu_gp() returns (7.2 dropped it: its grace period implies one)
 ex_implies = $$(grep -qs 'rcu_trace_implies_rcu_gp(void) { return false; }' $(1)/include/linux/rcupdate.h && echo 0 || echo 1)
 
-$(US)/%/explore/explore: $(BUILD)/src/%$(BASE_TAG)/kernel/bpf/memalloc.c $(EXPLORE_DEPS)
+$(US)/%/explore/explore: $(EXPLORE_SRC)/%$(BASE_TAG)/kernel/bpf/memalloc.c $(EXPLORE_DEPS)
 	@mkdir -p $(@D)
 	@echo "  EXPLORE $@"
-	@src=$(BUILD)/src/$*$(BASE_TAG); \
+	@src=$(EXPLORE_SRC)/$*$(BASE_TAG); \
 	$(EXPLORE_CC) $(EXPLORE_CFLAGS) -I$(US_DIR)/include -I$(EXPLORE_DIR) -idirafter $$src/include \
 		-include $$src/include/linux/kconfig.h \
 		-DUSPACE_TRACE_IMPLIES_RCU_GP=$(call ex_implies,$$src) \
-		-DMEMALLOC_C="\"$(CURDIR)/$$src/kernel/bpf/memalloc.c\"" \
+		-DMEMALLOC_C="\"$$(cd $$src && pwd)/kernel/bpf/memalloc.c\"" \
 		-DEXPLORE_LISTS="$(call ex_lists,$$src/kernel/bpf/memalloc.c)" \
 		$(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c $(US_DIR)/debugfs.c \
 		$$src/lib/llist.c -o $@
 
 EXPLORE_RUN = $(EXPLORE_DIR)/run --bin $(US)/$(VARIANT)/explore/explore --variant $(VARIANT) \
-	--src '$(BUILD)/src' --tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE)
+	--src '$(EXPLORE_SRC)' --tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE)
 
 .PHONY: uspace-fuzz uspace-replay uspace-minimize uspace-explore-test uspace-explore-bin
 
-uspace-explore-bin: uspace-src $(JUDGE)
+uspace-explore-bin: $(if $(filter $(BUILD)/src,$(EXPLORE_SRC)),uspace-src) $(JUDGE)
+	@[ -f $(EXPLORE_SRC)/$(VARIANT)$(BASE_TAG)/kernel/bpf/memalloc.c ] || { echo "make uspace-explore-bin: no $(EXPLORE_SRC)/$(VARIANT)$(BASE_TAG)/kernel/bpf/memalloc.c; prepare it there (make VARIANT=$(VARIANT) BASE=$(BASE) uspace-src in that kit) or leave EXPLORE_SRC unset" >&2; exit 2; }
 	@$(MAKE) -s --no-print-directory $(US)/$(VARIANT)/explore/explore
 
 uspace-fuzz: uspace-explore-bin
@@ -187,7 +192,7 @@ uspace-explore-test: $(JUDGE)
 	for v in $(USPACE_VARIANTS); do \
 		n=$$((n + 1)); result='not ok'; \
 		if $(MAKE) -s --no-print-directory VARIANT=$$v uspace-explore-bin && \
-		   $(EXPLORE_DIR)/run --bin $(US)/$$v/explore/explore --variant $$v --src '$(BUILD)/src' \
+		   $(EXPLORE_DIR)/run --bin $(US)/$$v/explore/explore --variant $$v --src '$(EXPLORE_SRC)' \
 			--tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE) \
 			test --runs $(EXPLORE_TEST_RUNS) >$(EXPLORE_RESULTS)/$$v.log 2>&1; then \
 			result=ok; \

@@ -57,6 +57,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sanitizer/common_interface_defs.h>
 
 #include <linux/bpf_mem_alloc.h>
 #include "uspace_test.h"
@@ -123,6 +124,8 @@ static bool expected(const char *inv)
 	return false;
 }
 
+static void pct_replay_line(void);
+
 void xfail(const char *inv, const char *fmt, ...)
 {
 	va_list ap;
@@ -134,6 +137,7 @@ void xfail(const char *inv, const char *fmt, ...)
 			vfprintf(stderr, fmt, ap);
 			va_end(ap);
 			fprintf(stderr, "\n");
+			pct_replay_line();
 		}
 		xfail_seen = true;
 		return;
@@ -143,6 +147,7 @@ void xfail(const char *inv, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\n");
+	pct_replay_line();
 	fflush(stderr);
 	abort();
 }
@@ -780,11 +785,9 @@ static void final(void)
 		print_state();
 }
 
-static void run_input(const uint8_t *data, size_t size)
+/* A fresh allocator and model for one run of @data */
+static void run_begin(const uint8_t *data, size_t size)
 {
-	size_t i;
-	int k;
-
 	xsched_reset();
 	memset(slots, 0, sizeof(slots));
 	memset(holds, 0, sizeof(holds));
@@ -814,6 +817,39 @@ static void run_input(const uint8_t *data, size_t size)
 	    bpf_mem_alloc_init(&mas[P_SIZED], 0, false) ||
 	    bpf_mem_alloc_init(&mas[P_PCPU], PCPU_SIZE, true))
 		xfail("model", "bpf_mem_alloc_init failed");
+}
+
+/* The end of a run: drain, check, count its points */
+static unsigned long run_end(void)
+{
+	unsigned long pts = 0;
+	int k;
+
+	final();
+	for (k = 0; k < USPACE_SP_KINDS; k++)
+		pts += xpoints[k];
+	points_total += pts;
+	if (pts > points_max)
+		points_max = pts;
+	if (trace) {
+		printf("# scheduling points this run: %lu (", pts);
+		for (k = 0; k < USPACE_SP_KINDS; k++)
+			printf("%s%s %lu", k ? ", " : "", sp_names[k], xpoints[k]);
+		printf(")\n");
+	}
+	runs++;
+	if (xfail_seen)
+		xfail_runs++;
+	xfree_all_blocks();
+	return pts;
+}
+
+/* The input's own schedule: its commands in order, steps where it says */
+static void run_input(const uint8_t *data, size_t size)
+{
+	size_t i;
+
+	run_begin(data, size);
 	for (i = 1; i + 1 < size; i += 2) {
 		cmd_no++;
 		command(data[i] % NR_CMDS, data[i + 1]);
@@ -822,52 +858,371 @@ static void run_input(const uint8_t *data, size_t size)
 		if (trace)
 			print_state();
 	}
-	final();
-	(void)k;
-	{
-		unsigned long pts = 0;
+	run_end();
+}
 
-		for (k = 0; k < USPACE_SP_KINDS; k++)
-			pts += xpoints[k];
-		points_total += pts;
-		if (pts > points_max)
-			points_max = pts;
-		if (trace) {
-			printf("# scheduling points this run: %lu (", pts);
-			for (k = 0; k < USPACE_SP_KINDS; k++)
-				printf("%s%s %lu", k ? ", " : "", sp_names[k], xpoints[k]);
-			printf(")\n");
-		}
+/* --- PCT: the input's operations, scheduled by random priorities ---------- */
+
+/*
+ * PCT (Burckhardt, Kothari, Musuvathi, Nagarakatte, ASPLOS 2010): each
+ * thread gets a random priority above @depth; the highest-priority
+ * enabled thread runs one step; at depth - 1 steps drawn uniformly from
+ * 1..k the running thread drops to priority depth - i.  A bug of depth d
+ * is found with probability at least 1/(n * k^(d-1)) per run, n threads,
+ * k steps: k is the number of scheduling points a run takes, which is
+ * why the points are few (sched.c) and why each run reports it.
+ *
+ * The threads: one per CPU, running that CPU's operations and read
+ * sections from the input, in input order (destroy waits until the
+ * other CPUs' threads are done, as a map is destroyed after its last
+ * user); and one for the environment: irq_work, softirq, grace periods,
+ * NMIs, the workqueue and faults, which land on their CPU at its next
+ * point where the hardware would take them.  step and finish commands
+ * and the interleave bit are the fuzz mode's schedule and are ignored.
+ * A step is one scheduling point of one thread (or one command of an
+ * idle one).  The schedule is a pure function of (input, depth, seed,
+ * k): the replay string.
+ */
+#define PCT_MAX_CMDS	256
+static struct pct {
+	int depth;
+	unsigned long seed, runs, steps;	/* steps: k, 0 = measured on seed's run at depth 1 */
+	bool on;
+} pct;
+static unsigned long pct_runs, pct_steps_total, pct_steps_max, pct_k;
+static struct pct_thread {
+	int n, next;
+	uint8_t op[PCT_MAX_CMDS], arg[PCT_MAX_CMDS];
+	long prio;
+	bool destroy2;		/* destroy's second half (op_destroy) is next */
+} threads[NR_XCPUS + 1];
+static int nr_threads;
+static unsigned long pct_run_seed, pct_run_k;
+static int pct_run_depth;
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static bool env_cmd(int op)
+{
+	switch (op) {
+	case C_IRQ_WORK: case C_SOFTIRQ: case C_GP: case C_NMI: case C_WORK: case C_FAULT:
+		return true;
 	}
-	runs++;
-	if (xfail_seen)
-		xfail_runs++;
-	xfree_all_blocks();
+	return false;
+}
+
+static int idle_cpu(void)
+{
+	int k;
+
+	for (k = 0; k < uspace_nr_cpus; k++)
+		if (xcpus[k].state == XS_IDLE)
+			return k;
+	return -1;
+}
+
+static bool cpu_threads_done(int but)
+{
+	int k;
+
+	for (k = 0; k < uspace_nr_cpus; k++)
+		if (k != but && (xcpus[k].state != XS_IDLE || threads[k].next < threads[k].n ||
+				 threads[k].destroy2))
+			return false;
+	return true;
+}
+
+/* Can thread @t take a step? */
+static bool pct_enabled(int t)
+{
+	struct pct_thread *th = &threads[t];
+	int op;
+
+	if (t < uspace_nr_cpus) {
+		if (xcpus[t].state != XS_IDLE || th->destroy2)
+			return true;
+		if (th->next >= th->n)
+			return false;
+		op = th->op[th->next];
+		return op != C_DESTROY || cpu_threads_done(t);
+	}
+	if (th->next >= th->n)
+		return false;
+	return th->op[th->next] != C_WORK || !xworks_pending() || idle_cpu() >= 0;
+}
+
+/* An interrupt for CPU @k: at its next point, or now if it is idle */
+static void pct_interrupt(int k)
+{
+	if (xcpus[k].state == XS_IDLE)
+		xstart(k, op_noop, 0, true);
+}
+
+static void pct_step(int t)
+{
+	struct pct_thread *th = &threads[t];
+	int op, a, k, i;
+
+	if (t < uspace_nr_cpus && xcpus[t].state != XS_IDLE) {
+		step(t, 0);
+		return;
+	}
+	if (t < uspace_nr_cpus && th->destroy2) {
+		th->destroy2 = false;
+		xstart(t, op_destroy, 0, false);
+		return;
+	}
+	op = th->op[th->next];
+	a = th->arg[th->next];
+	th->next++;
+	cmd_no++;
+	k = a % uspace_nr_cpus;
+	if (trace)
+		printf("#%d %s cpu%d arg %d (thread %s%d, priority %ld)\n", cmd_no, cmd_names[op], k,
+		       (a >> 2) & 31, t < uspace_nr_cpus ? "cpu" : "env", t, th->prio);
+	if ((destroyed || destroying) && !env_cmd(op))
+		return;
+	switch (op) {
+	case C_ALLOC: case C_FREE: case C_SALLOC: case C_SFREE: case C_PALLOC: case C_PFREE: {
+		static const long pool[] = { P_FIXED, P_FIXED, P_SIZED, P_SIZED, P_PCPU, P_PCPU };
+		int s = (a >> 2) & 31;
+		long n = op == C_ALLOC ? 1 + s : op == C_SALLOC ? 1 + s % 8 : op == C_PALLOC ? 1 + s % 4 : s;
+
+		xstart(t, op & 1 ? op_free : op_alloc, pool[op - C_ALLOC] << 8 | n, true);
+		break;
+	}
+	case C_RCU_LOCK: case C_TRACE_LOCK:
+		reader_enter(t, op == C_TRACE_LOCK, (a >> 2) & 31);
+		break;
+	case C_RCU_UNLOCK: case C_TRACE_UNLOCK:
+		reader_leave(t, op == C_TRACE_UNLOCK);
+		break;
+	case C_DESTROY:
+		for (k = 0; k < uspace_nr_cpus; k++) {
+			reader_leave(k, XF_RCU);
+			reader_leave(k, XF_TRACE);
+		}
+		xstart(t, op_free_all, 0, true);
+		th->destroy2 = true;
+		break;
+	case C_IRQ_WORK:
+		if (xcpus[k].pending) {
+			xcpus[k].req_irq = true;
+			pct_interrupt(k);
+		}
+		break;
+	case C_SOFTIRQ:
+		if (xcb_ready_cpu(-1) >= 0) {
+			xcpus[k].req_softirq = true;
+			pct_interrupt(k);
+		}
+		break;
+	case C_NMI:
+		xcpus[k].req_nmi = true;
+		pct_interrupt(k);
+		break;
+	case C_GP:
+		/* only what no reader or running operation holds up */
+		i = xgp_end(a & 1);
+		if (trace)
+			printf("        %s grace period: %d callbacks ready\n", a & 1 ? "tasks trace" : "RCU", i);
+		for (k = 0; k < uspace_nr_cpus; k++)
+			if (xcb_ready_cpu_is(k)) {
+				xcpus[k].req_softirq = true;
+				pct_interrupt(k);
+			}
+		break;
+	case C_WORK:
+		if (xworks_pending())
+			xstart_work(idle_cpu());
+		break;
+	case C_FAULT:
+		command(op, a);
+		break;
+	}
+}
+
+/* One PCT run of @data: returns its number of steps */
+static unsigned long pct_run(const uint8_t *data, size_t size, int depth, unsigned long seed, unsigned long k)
+{
+	unsigned long change[8], steps = 0;
+	int t, i, n;
+
+	run_begin(data, size);
+	/* interrupts come as the hardware brings them: irq_work as a self-IPI, softirq after a grace period */
+	xself_ipi = true;
+	pct_run_seed = seed;
+	pct_run_k = k;
+	pct_run_depth = depth;
+	rng_state = seed * 0x2545f4914f6cdd1dULL + 1;
+	nr_threads = uspace_nr_cpus + 1;
+	memset(threads, 0, sizeof(threads));
+	for (i = 1; i + 1 < (int)size; i += 2) {
+		int op = data[i] % NR_CMDS, a = data[i + 1];
+
+		if (op == C_STEP || op == C_FINISH || op == C_IRQ_WORK || op == C_SOFTIRQ)
+			continue;
+		t = env_cmd(op) ? uspace_nr_cpus : a % uspace_nr_cpus;
+		threads[t].op[threads[t].n] = op;
+		threads[t].arg[threads[t].n++] = a;
+	}
+	/* distinct priorities depth .. depth + threads - 1, a random permutation */
+	for (t = 0; t < nr_threads; t++)
+		threads[t].prio = depth + t;
+	for (t = nr_threads - 1; t > 0; t--) {
+		int j = rnd() % (t + 1);
+		long p = threads[t].prio;
+
+		threads[t].prio = threads[j].prio;
+		threads[j].prio = p;
+	}
+	n = depth - 1 < 8 ? depth - 1 : 8;
+	for (i = 0; i < n; i++)
+		change[i] = k ? 1 + rnd() % k : 0;
+	if (trace) {
+		printf("# PCT depth %d seed %lu steps (k) %lu: priorities", depth, seed, k);
+		for (t = 0; t < nr_threads; t++)
+			printf(" %s%d=%ld", t < uspace_nr_cpus ? "cpu" : "env", t, threads[t].prio);
+		printf("; change points");
+		for (i = 0; i < n; i++)
+			printf(" %lu", change[i]);
+		printf("\n");
+	}
+	for (;;) {
+		int best = -1;
+
+		for (t = 0; t < nr_threads; t++)
+			if (pct_enabled(t) && (best < 0 || threads[t].prio > threads[best].prio))
+				best = t;
+		if (best < 0)
+			break;
+		steps++;
+		for (i = 0; i < n; i++)
+			if (change[i] == steps) {
+				if (trace)
+					printf("    step %lu: change point %d: thread %d drops to priority %d\n",
+					       steps, i + 1, best, depth - 1 - i);
+				threads[best].prio = depth - 1 - i;
+				i = -1;
+				best = -1;
+				for (t = 0; t < nr_threads; t++)
+					if (pct_enabled(t) && (best < 0 || threads[t].prio > threads[best].prio))
+						best = t;
+				break;
+			}
+		pct_step(best);
+		if (all_idle())
+			check_one_place();
+		if (trace && all_idle())
+			print_state();
+	}
+	cmd_no = -1;
+	run_end();
+	pct_runs++;
+	pct_steps_total += steps;
+	if (steps > pct_steps_max)
+		pct_steps_max = steps;
+	if (trace)
+		printf("# PCT steps this run: %lu\n", steps);
+	return steps;
+}
+
+/* PCT on one input: pct.runs schedules, seeds pct.seed on */
+static void run_pct(const uint8_t *data, size_t size)
+{
+	unsigned long k = pct.steps, r;
+
+	if (!k) {
+		/* k: the steps of the first seed's schedule with no change point */
+		bool t = trace;
+
+		trace = 0;
+		k = pct_run(data, size, 1, pct.seed, 0);
+		trace = t;
+	}
+	pct_k = k;
+	for (r = 0; r < pct.runs; r++)
+		pct_run(data, size, pct.depth, pct.seed + r, k);
 }
 
 static void report(void)
 {
 	fprintf(stderr, "explore: %lu runs, scheduling points per run: mean %lu, max %lu",
 		runs, runs ? points_total / runs : 0, points_max);
+	if (pct.on)
+		fprintf(stderr, "; PCT depth %d: %lu schedules, steps per run (k): mean %lu, max %lu",
+			pct.depth, pct_runs, pct_runs ? pct_steps_total / pct_runs : 0, pct_steps_max);
 	if (*xfail_list)
 		fprintf(stderr, "; expected failure (%s) seen in %lu runs", xfail_list, xfail_runs);
 	fprintf(stderr, "\n");
+}
+
+/* The schedule that failed, as EXPLORE_PCT takes it (make uspace-replay PCT=...) */
+static void pct_replay_line(void)
+{
+	if (pct.on)
+		fprintf(stderr, "explore: PCT schedule: depth=%d seed=%lu steps=%lu\n", pct_run_depth,
+			pct_run_seed, pct_run_k);
+}
+
+static void on_death(void)
+{
+	pct_replay_line();
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *x = getenv("EXPLORE_XFAIL");
 
+	const char *p = getenv("EXPLORE_PCT");
+
 	trace = getenv("EXPLORE_TRACE") && atoi(getenv("EXPLORE_TRACE"));
+	if (p && *p) {
+		/* "depth=D seed=S runs=R steps=K": see run_pct() */
+		char key[16];
+		unsigned long v;
+		int n;
+
+		pct = (struct pct){ .depth = 3, .seed = 1, .runs = 1, .on = true };
+		while (sscanf(p, " %15[a-z]=%lu%n", key, &v, &n) == 2) {
+			if (!strcmp(key, "depth") && v >= 1 && v <= 9)
+				pct.depth = v;
+			else if (!strcmp(key, "seed"))
+				pct.seed = v;
+			else if (!strcmp(key, "runs"))
+				pct.runs = v;
+			else if (!strcmp(key, "steps"))
+				pct.steps = v;
+			else
+				break;
+			p += n;
+		}
+		if (*p && strspn(p, " ") != strlen(p)) {
+			fprintf(stderr, "explore: bad EXPLORE_PCT at '%s': give 'depth=1..9 seed=S runs=R [steps=K]'\n", p);
+			exit(2);
+		}
+	}
 	if (x)
 		snprintf(xfail_list, sizeof(xfail_list), "%s", x);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	atexit(report);
+	__sanitizer_set_death_callback(on_death);
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	run_input(data, size);
+	if (pct.on)
+		run_pct(data, size);
+	else
+		run_input(data, size);
 	return 0;
 }

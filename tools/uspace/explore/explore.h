@@ -51,6 +51,7 @@ void xrun_softirq(int cpu);
 int xgp_end(int f);
 int xcb_ready_cpu(int f);
 int xcb_blocker(int f);
+bool xcb_ready_cpu_is(int cpu);
 int xcb_running_cpu(int f);
 bool xstart_work(int k);
 bool xworks_pending(void);

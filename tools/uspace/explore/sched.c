@@ -178,18 +178,41 @@ void xstart(int k, void (*fn)(int cpu, long arg), long arg, bool reader)
 	xresume(k);
 }
 
+/*
+ * A point where another CPU may run, or an interrupt arrive.  Only the
+ * points of a simulated CPU count: the scheduler's own code (the final
+ * flush) runs alone.
+ */
 void uspace_sched_point(int kind)
 {
 	struct xcpu *c;
 
-	xpoints[kind]++;
 	xtime++;
 	if (xcur < 0)
 		return;
+	xpoints[kind]++;
 	c = &xcpus[xcur];
 	c->at = kind;
 	yield(false);
 	deliver(c, kind);
+}
+
+static void deliver(struct xcpu *c, int kind);
+
+/*
+ * Where irqs go off or come back on: interrupts are delivered, but no
+ * other CPU is switched in, and it is no scheduling point.  What the
+ * CPU does between such an edge and its next point is its own state
+ * (memalloc.c's irq-off regions are per-cpu; their shared accesses are
+ * READ_ONCE, llist and atomic operations, locks, each a point), so under
+ * a sequentially consistent scheduler a switch here is equivalent to
+ * one at the next point, and the fewer points the smaller PCT's k.
+ */
+static void deliver_here(int kind)
+{
+	if (xcur < 0)
+		return;
+	deliver(&xcpus[xcur], kind);
 }
 
 /* A context that waits: blocked until the scheduler resolved @why. */
@@ -223,9 +246,11 @@ unsigned long uspace_irq_save(void)
 {
 	unsigned long flags;
 
-	USPACE_SP(IRQ_OFF);
 	if (uspace_cpu < 0)
 		return 1;
+	/* pending interrupts are taken before irqs go off */
+	if (!xcpus[uspace_cpu].irqs_off)
+		deliver_here(USPACE_SP_IRQ_OFF);
 	flags = xcpus[uspace_cpu].irqs_off;
 	xcpus[uspace_cpu].irqs_off = true;
 	return flags;
@@ -235,8 +260,9 @@ void uspace_irq_restore(unsigned long flags)
 {
 	if (uspace_cpu >= 0)
 		xcpus[uspace_cpu].irqs_off = flags;
+	/* what was raised with irqs off (a self-IPI's irq_work) comes in now */
 	if (!flags)
-		USPACE_SP(IRQ_ON);
+		deliver_here(USPACE_SP_IRQ_ON);
 }
 
 /* The irq_work interrupt on CPU @cpu: each pending work once, irqs off. */
@@ -311,8 +337,14 @@ long uspace_local_inc_return(local_t *l)
 {
 	long v = ++l->v;
 
-	/* An NMI may hit right after the increment (deliver()) */
-	USPACE_SP(NMI);
+	/*
+	 * An NMI may hit right after the increment (deliver()): a point
+	 * only when one was asked for on this CPU.  c->active is the CPU's
+	 * own, so for the other CPUs the point would be one more that is
+	 * equivalent to the next.
+	 */
+	if (uspace_cpu >= 0 && xcpus[uspace_cpu].req_nmi)
+		USPACE_SP(NMI);
 	return v;
 }
 
@@ -366,10 +398,15 @@ void uspace_spin_lock(raw_spinlock_t *l)
 	l->locked = (xcur < 0 ? NR_XCPUS : xcur) + 1;
 }
 
+/*
+ * No point after the release: what follows it up to the next point is
+ * this CPU's own state (memalloc.c unlocks with irqrestore, whose IRQ_ON
+ * point delivers interrupts), so a switch here is equivalent to one at
+ * the next point.
+ */
 void uspace_spin_unlock(raw_spinlock_t *l)
 {
 	l->locked = 0;
-	USPACE_SP(UNLOCK);
 }
 
 /* --- slab and percpu: every block registered -------------------------- */
@@ -719,6 +756,17 @@ int xcb_ready_cpu(int f)
 		if (cb->ready && !cb->running && (f < 0 || cb->flavour == f))
 			return cb->cpu;
 	return -1;
+}
+
+/* Has CPU @cpu a ready callback that does not run yet? */
+bool xcb_ready_cpu_is(int cpu)
+{
+	struct xcb *cb;
+
+	for (cb = cbs; cb; cb = cb->next)
+		if (cb->ready && !cb->running && cb->cpu == cpu)
+			return true;
+	return false;
 }
 
 /* Oldest pending (not ready) callback of flavour @f: the CPU of a reader that holds it up */
