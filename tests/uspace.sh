@@ -297,3 +297,69 @@ test_valgrind_report_in_base_run_with_expected_failure_fails_the_run() {
 	expect_match out '^# base: XFAIL valgrind\.no_reuse_before_gp '
 	expect_match out '^# base: FAIL +valgrind\.report$'
 }
+
+# --- the interleaving explorer on the mutants it must catch -----------------
+#
+# Each mutant of memalloc.c that the explorer sees, and the failure its
+# seed corpus (tools/uspace/corpus) must show on it: the corpus is
+# replayed on the mutant's allocator with nothing expected to break.
+# make test's mutation step prepares the mutants' trees first
+# (make mutants-uspace).  cb-done-relaxed drops a barrier, which the
+# sequentially consistent scheduler cannot see (tools/uspace/README.md).
+EXPLORE_CATCHES='
+reuse-no-gp              FAIL \(reuse\)
+gp-join-in-flight        FAIL \(reuse\)
+free-no-tasks-trace-gp   FAIL \(trace-free\)
+destroy-no-barrier       ERROR: AddressSanitizer: heap-use-after-free
+drain-before-direct-free FAIL \((leak|one-place)\)'
+
+# explore_bin VARIANT: the explorer of VARIANT (6.1) built in $T from
+# its tree (under EXPLORE_SRC if the environment names another kit's
+# trees); skip without it, or fail under make test, which has it
+explore_bin() {
+	src=${EXPLORE_SRC:-$KIT/build/src}
+	[ -f "$src/$1/kernel/bpf/memalloc.c" ] || {
+		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src/$1 (make VARIANT=$1 uspace-src)"
+		skip "no $1 tree (make VARIANT=$1 uspace-src)"
+	}
+	make -s --no-print-directory -C "$KIT" US="$T/us" VARIANT="$1" "$T/us/$1/explore/explore" >build.log 2>&1 ||
+		{ cat build.log; fail "could not build the explorer of $1"; }
+}
+
+# explore_corpus_catches VARIANT PATTERN: some input of the corpus fails
+# on VARIANT with PATTERN
+explore_corpus_catches() {
+	for f in "$KIT"/tools/uspace/corpus/*; do
+		rc=0
+		EXPLORE_XFAIL= "$T/us/$1/explore/explore" "$f" >"out.$(basename "$f")" 2>&1 || rc=$?
+		if [ $rc -ne 0 ] && grep -Eq "$2" "out.$(basename "$f")"; then
+			echo "$1: $(basename "$f"): $(grep -Em 1 "$2" "out.$(basename "$f")")"
+			return 0
+		fi
+	done
+	fail "no input of tools/uspace/corpus shows '$2' on $1"
+}
+
+test_explore_corpus_catches_each_memalloc_mutant() {
+	echo "$EXPLORE_CATCHES" | while read -r m pattern; do
+		[ -n "$m" ] || continue
+		explore_bin "mutant-$m"
+		explore_corpus_catches "mutant-$m" "$pattern"
+	done
+}
+
+# PCT's replay string names one schedule: it fails the same way twice.
+test_explore_pct_schedule_replays() {
+	explore_bin mutant-drain-before-direct-free
+	for i in 1 2; do
+		rc=0
+		EXPLORE_XFAIL= EXPLORE_PCT='depth=2 seed=80 steps=457' \
+			"$T/us/mutant-drain-before-direct-free/explore/explore" \
+			"$KIT/tools/uspace/corpus/drain-window" >"pct.$i" 2>&1 || rc=$?
+		[ $rc -ne 0 ] || { cat "pct.$i"; fail "the PCT schedule did not fail"; }
+		grep -E '^explore: (FAIL|PCT)' "pct.$i" >"pct.$i.lines"
+	done
+	expect_match pct.1.lines '^explore: FAIL \(one-place\) at command 40: object #5 is in 0 places'
+	expect_match pct.1.lines '^explore: PCT schedule: depth=2 seed=80 steps=457$'
+	cmp -s pct.1.lines pct.2.lines || fail "two replays of one PCT schedule differ"
+}
