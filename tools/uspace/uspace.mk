@@ -121,7 +121,10 @@ uspace-test-quick:
 #   make uspace-fuzz VARIANT=v [BASE=b] [FUZZ_RUNS=n]   explore n executions from the corpus
 #   make uspace-replay VARIANT=v FILE=input             replay one input with a trace
 #   make uspace-minimize VARIANT=v FILE=input           shrink a failing input (FILE.min)
-#   make uspace-explore-test                            corpus + EXPLORE_TEST_RUNS per variant
+#   make uspace-pct VARIANT=v [FILE=input] [PCT_DEPTH=3 PCT_RUNS=100 PCT_SEED=1]
+#                                                       PCT schedules of each input (default: the corpus)
+#   make uspace-replay VARIANT=v FILE=input PCT='depth=D seed=S steps=K'   one PCT schedule
+#   make uspace-explore-test                            corpus + EXPLORE_TEST_RUNS + EXPLORE_TEST_PCT_RUNS per variant
 
 EXPLORE_CC ?= clang
 FUZZ_RUNS ?= 20000
@@ -130,6 +133,13 @@ FUZZ_MAX_LEN ?= 256
 # FUZZ_SEEDS=no: start from nothing instead of tools/uspace/corpus
 FUZZ_SEEDS ?= yes
 EXPLORE_TEST_RUNS ?= 1000
+# PCT (EXPLORE_PCT, explore.c): schedules of each input, depth, first seed
+PCT_RUNS ?= 100
+PCT_DEPTH ?= 3
+PCT_SEED ?= 1
+# uspace-replay/uspace-minimize of one PCT schedule: PCT='depth=D seed=S steps=K'
+PCT ?=
+EXPLORE_TEST_PCT_RUNS ?= 30
 # Where the variants' patched trees are (<variant>[@base] under it): the
 # kit's own by default, prepared on demand; another kit's prepared trees
 # (EXPLORE_SRC=/path/build/src) are only read, never prepared or written.
@@ -160,7 +170,7 @@ $(US)/%/explore/explore: $(EXPLORE_SRC)/%$(BASE_TAG)/kernel/bpf/memalloc.c $(EXP
 EXPLORE_RUN = $(EXPLORE_DIR)/run --bin $(US)/$(VARIANT)/explore/explore --variant $(VARIANT) \
 	--src '$(EXPLORE_SRC)' --tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE)
 
-.PHONY: uspace-fuzz uspace-replay uspace-minimize uspace-explore-test uspace-explore-bin
+.PHONY: uspace-fuzz uspace-replay uspace-minimize uspace-explore-test uspace-explore-bin uspace-pct
 
 uspace-explore-bin: $(if $(filter $(BUILD)/src,$(EXPLORE_SRC)),uspace-src) $(JUDGE)
 	@[ -f $(EXPLORE_SRC)/$(VARIANT)$(BASE_TAG)/kernel/bpf/memalloc.c ] || { echo "make uspace-explore-bin: no $(EXPLORE_SRC)/$(VARIANT)$(BASE_TAG)/kernel/bpf/memalloc.c; prepare it there (make VARIANT=$(VARIANT) BASE=$(BASE) uspace-src in that kit) or leave EXPLORE_SRC unset" >&2; exit 2; }
@@ -170,15 +180,18 @@ uspace-fuzz: uspace-explore-bin
 	@$(EXPLORE_RUN) fuzz --runs $(FUZZ_RUNS) --seed $(FUZZ_SEED) --max-len $(FUZZ_MAX_LEN) \
 		$(if $(filter no,$(FUZZ_SEEDS)),--no-seeds)
 
+uspace-pct: uspace-explore-bin
+	@$(EXPLORE_RUN) pct --depth $(PCT_DEPTH) --runs $(PCT_RUNS) --seed $(PCT_SEED) $(FILE)
+
 uspace-replay: uspace-explore-bin
 	@[ -n "$(FILE)" ] || { echo "make uspace-replay: FILE=input (a crash-* or corpus file)" >&2; exit 2; }
-	@$(EXPLORE_RUN) replay $(FILE)
+	@EXPLORE_PCT='$(PCT)' $(EXPLORE_RUN) replay $(FILE)
 
 # A failing input shrunk by libFuzzer (-minimize_crash, MIN_RUNS attempts): FILE.min
 MIN_RUNS ?= 2000
 uspace-minimize: uspace-explore-bin
 	@[ -n "$(FILE)" ] || { echo "make uspace-minimize: FILE=input" >&2; exit 2; }
-	@$(EXPLORE_RUN) minimize $(FILE) $(MIN_RUNS)
+	@EXPLORE_PCT='$(PCT)' $(EXPLORE_RUN) minimize $(FILE) $(MIN_RUNS)
 
 # The corpus replayed and EXPLORE_TEST_RUNS executions (a count) on each
 # variant: one KTAP case a variant, its run's lines as diagnostics, judged
@@ -194,7 +207,7 @@ uspace-explore-test: $(JUDGE)
 		if $(MAKE) -s --no-print-directory VARIANT=$$v uspace-explore-bin && \
 		   $(EXPLORE_DIR)/run --bin $(US)/$$v/explore/explore --variant $$v --src '$(EXPLORE_SRC)' \
 			--tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE) \
-			test --runs $(EXPLORE_TEST_RUNS) >$(EXPLORE_RESULTS)/$$v.log 2>&1; then \
+			test --runs $(EXPLORE_TEST_RUNS) --pct-runs $(EXPLORE_TEST_PCT_RUNS) >$(EXPLORE_RESULTS)/$$v.log 2>&1; then \
 			result=ok; \
 		fi; \
 		sed 's/^/# /' $(EXPLORE_RESULTS)/$$v.log 2>/dev/null >>$$ktap; \

@@ -57,7 +57,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sanitizer/common_interface_defs.h>
+#include <sanitizer/asan_interface.h>
 
 #include <linux/bpf_mem_alloc.h>
 #include "uspace_test.h"
@@ -1173,7 +1173,8 @@ static void pct_replay_line(void)
 			pct_run_seed, pct_run_k);
 }
 
-static void on_death(void)
+/* libFuzzer keeps the death callback for itself: ASan's report hook instead */
+static void on_asan_report(const char *report)
 {
 	pct_replay_line();
 }
@@ -1214,7 +1215,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		snprintf(xfail_list, sizeof(xfail_list), "%s", x);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	atexit(report);
-	__sanitizer_set_death_callback(on_death);
+	__asan_set_error_report_callback(on_asan_report);
 	return 0;
 }
 
