@@ -405,6 +405,7 @@ static struct workqueue_struct unbound = {
 };
 struct workqueue_struct *system_unbound_wq = &unbound;
 struct workqueue_struct *system_wq = &unbound;
+struct workqueue_struct *system_dfl_wq = &unbound;
 
 static void *worker(void *arg)
 {

@@ -434,6 +434,17 @@ static void resolve(int k, int depth)
 			step(j, depth + 1);
 		}
 		return;
+	case XB_SYNC:
+		j = xrcu_blocker(c->sync_time);
+		if (j < 0) {
+			xresume(k);
+		} else if (xcpus[j].state == XS_IDLE) {
+			reader_leave(j, XF_RCU);
+			reader_leave(j, XF_TRACE);
+		} else {
+			step(j, depth + 1);
+		}
+		return;
 	case XB_BARRIER: {
 		int f = c->barrier_flavour;
 

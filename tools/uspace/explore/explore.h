@@ -14,7 +14,7 @@
 #define XSTACK		(256 * 1024)
 
 enum { XS_IDLE, XS_RUN, XS_BLOCKED };
-enum { XB_NONE, XB_LOCK, XB_IRQ_WORK, XB_BARRIER };
+enum { XB_NONE, XB_LOCK, XB_IRQ_WORK, XB_BARRIER, XB_SYNC };
 enum { XF_RCU, XF_TRACE };
 
 struct xcpu {
@@ -34,6 +34,9 @@ struct xcpu {
 	/* explicit readers of each flavour: nesting and start time */
 	int nest[2];
 	unsigned long start[2];
+	/* the allocator's own rcu_read_lock() (7.2's guard(rcu)) */
+	int knest;
+	unsigned long kstart, sync_time;
 	unsigned long irq_works, callbacks;
 };
 
@@ -51,6 +54,7 @@ void xrun_softirq(int cpu);
 int xgp_end(int f);
 int xcb_ready_cpu(int f);
 int xcb_blocker(int f);
+int xrcu_blocker(unsigned long t);
 bool xcb_ready_cpu_is(int cpu);
 int xcb_running_cpu(int f);
 bool xstart_work(int k);

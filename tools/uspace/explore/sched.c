@@ -559,6 +559,7 @@ void *uspace_per_cpu_ptr(void *p, int cpu)
 static struct work_struct *works, **works_tail = &works;
 struct workqueue_struct *system_unbound_wq = (void *)1;
 struct workqueue_struct *system_wq = (void *)1;
+struct workqueue_struct *system_dfl_wq = (void *)1;
 
 bool queue_work(struct workqueue_struct *wq, struct work_struct *w)
 {
@@ -668,6 +669,8 @@ static bool reader_blocks(int f, unsigned long t, int *who)
 		}
 		if (f == XF_RCU || (f == XF_TRACE && USPACE_TRACE_IMPLIES_RCU_GP)) {
 			if (c->nest[XF_RCU] && c->start[XF_RCU] < t)
+				goto blocked;
+			if (c->knest && c->kstart < t)
 				goto blocked;
 			if (c->state != XS_IDLE && c->reader && c->op_start < t)
 				goto blocked;
@@ -824,9 +827,36 @@ void rcu_barrier_tasks_trace(void)
 	wait_callbacks(XF_TRACE);
 }
 
+/* The CPU of an RCU reader that was inside its section at @t, or -1 */
+int xrcu_blocker(unsigned long t)
+{
+	int who = -1;
+
+	return reader_blocks(XF_RCU, t, &who) ? who : -1;
+}
+
+/*
+ * A full grace period: wait until every RCU reader that was inside its
+ * section now has left (the scheduler resolves the wait, explore.c).
+ * It readies no callback: those wait for the input's grace periods.
+ */
 void synchronize_rcu(void)
 {
-	xfail("model", "synchronize_rcu() is not modelled");
+	unsigned long t;
+
+	USPACE_SP(WAIT);
+	t = ++xtime;
+	if (xcur < 0) {
+		if (xrcu_blocker(t) >= 0)
+			xfail("model", "synchronize_rcu() in the scheduler's code with a reader inside");
+		return;
+	}
+	while (xrcu_blocker(t) >= 0) {
+		if (xrcu_blocker(t) == xcur)
+			xfail("deadlock", "CPU %d calls synchronize_rcu() inside its own read section", xcur);
+		xcpus[xcur].sync_time = t;
+		block(XB_SYNC, NULL);
+	}
 }
 
 void synchronize_rcu_tasks_trace(void)
@@ -834,13 +864,25 @@ void synchronize_rcu_tasks_trace(void)
 	xfail("model", "synchronize_rcu_tasks_trace() is not modelled");
 }
 
-/* The allocator itself never reads; the workload's readers are explore.c's */
+/*
+ * The allocator's own read sections (7.2's guard(rcu)() pairs with the
+ * synchronize_rcu() of its destroy); the workload's readers are explore.c's.
+ */
 void rcu_read_lock(void)
 {
+	struct xcpu *c;
+
+	if (uspace_cpu < 0)
+		return;
+	c = &xcpus[uspace_cpu];
+	if (!c->knest++)
+		c->kstart = ++xtime;
 }
 
 void rcu_read_unlock(void)
 {
+	if (uspace_cpu >= 0)
+		xcpus[uspace_cpu].knest--;
 }
 
 void rcu_read_lock_trace(void)

@@ -348,6 +348,7 @@ struct work_struct {
 struct workqueue_struct;
 extern struct workqueue_struct *system_unbound_wq;
 extern struct workqueue_struct *system_wq;
+extern struct workqueue_struct *system_dfl_wq;	/* 7.2's name for the unbound one */
 #define INIT_WORK(w, f)	do { (w)->next = NULL; (w)->func = (f); } while (0)
 bool queue_work(struct workqueue_struct *wq, struct work_struct *w);
 void uspace_flush_workqueue(void);	/* waits until no work is queued or running */
@@ -376,6 +377,23 @@ void synchronize_rcu_tasks_trace(void);
 void rcu_barrier_tasks_trace(void);
 void rcu_read_lock_trace(void);
 void rcu_read_unlock_trace(void);
+/* guard(rcu)() of linux/cleanup.h (7.2's memalloc.c): a read section to the end of the scope */
+typedef struct { char unused; } class_rcu_t;
+static inline class_rcu_t class_rcu_constructor(void)
+{
+	rcu_read_lock();
+	return (class_rcu_t){ 0 };
+}
+static inline void class_rcu_destructor(class_rcu_t *t)
+{
+	rcu_read_unlock();
+}
+#define __uspace_guard_id(n)	__uspace_guard_id2(n)
+#define __uspace_guard_id2(n)	__guard_##n
+#define guard(_name)							\
+	class_##_name##_t __uspace_guard_id(__COUNTER__)		\
+		__attribute__((cleanup(class_##_name##_destructor), unused)) = \
+		class_##_name##_constructor
 /*
  * 6.12: call_rcu_hurry() is call_rcu() without lazy batching, which
  * liburcu never does; rcu_request_urgent_qs_task(current) asks Tree RCU
