@@ -4,9 +4,11 @@
  * simulated CPUs (sched.c) in the order its input dictates, and checks
  * the allocator's promises after every step.
  *
- * The input: byte 0 picks the number of CPUs (2 + b % 3) and how
+ * The input: byte 0 picks the number of CPUs (2 + b % 3), how
  * irq_work is raised (b & 4: a self-IPI, as x86, run as soon as irqs are
- * on; else a tick, run only by the irq_work command), then commands
+ * on; else a tick, run only by the irq_work command) and, where the
+ * allocator has it, whether frees go through bpf_mem_cache_free_rcu()
+ * (b & 8; ignored on 6.1), then commands
  * of two bytes, OP and ARG (OP % NR_OPS; CPU k = ARG % CPUs):
  *
  *   alloc k n      CPU k allocates 1 + s objects of the fixed-size cache
@@ -42,6 +44,7 @@
  *
  * Invariants (xfail's first argument names the one that broke):
  *   reuse       an object an RCU reader took is handed out again before it leaves
+ *   rcu-reuse   the same for an object freed by bpf_mem_cache_free_rcu() (byte 0 & 8)
  *   rcu-free    its memory goes back to slab before it leaves
  *   trace-free  the same for an RCU tasks trace reader
  *   in-use      an object handed out twice, or given back to slab while in use
@@ -89,7 +92,7 @@ static struct slot {
 struct hold {
 	void *block;
 	int slot;
-	bool freed;
+	bool freed, rcu;	/* rcu: freed with bpf_mem_cache_free_rcu()/bpf_mem_free_rcu() */
 };
 static struct hold holds[NR_XCPUS][2][NR_HOLDS];
 static int nr_holds[NR_XCPUS][2];
@@ -97,6 +100,17 @@ static int nr_holds[NR_XCPUS][2];
 #define NR_STASH	4
 static void *stash[NR_XCPUS][NR_STASH];
 
+/*
+ * Byte 0 & 8, on a memalloc.c that has bpf_mem_cache_free_rcu() (6.12
+ * on; uspace.mk sets EXPLORE_FREE_RCU): the workload frees through it
+ * and bpf_mem_free_rcu(), whose promise is that an RCU reader that holds
+ * the object never sees it handed out again (invariant rcu-reuse, which
+ * no variant is expected to break).
+ */
+#ifndef EXPLORE_FREE_RCU
+#define EXPLORE_FREE_RCU 0
+#endif
+static bool rcu_frees;
 static bool destroyed, destroying;
 static int trace;
 static char xfail_list[128];
@@ -207,7 +221,10 @@ static void got(int cpu, int pl, void *p)
 			for (i = 0; i < nr_holds[k][f]; i++) {
 				struct hold *h = &holds[k][f][i];
 
-				if (h->block == b && h->freed && f == XF_RCU)
+				if (h->block == b && h->freed && h->rcu && f == XF_RCU)
+					xfail("rcu-reuse", "CPU %d got object #%lu from %s, freed by bpf_mem_%sfree_rcu() while CPU %d's RCU reader (inside since time %lu) holds it",
+					      cpu, xserial(b), pool_names[pl], pl == P_SIZED ? "" : "cache_", k, xcpus[k].start[f]);
+				else if (h->block == b && h->freed && f == XF_RCU)
 					xfail("reuse", "CPU %d got object #%lu from %s, freed while CPU %d's RCU reader (inside since time %lu) holds it",
 					      cpu, xserial(b), pool_names[pl], k, xcpus[k].start[f]);
 			}
@@ -236,8 +253,19 @@ static void do_free(int cpu, int i)
 	for (k = 0; k < uspace_nr_cpus; k++)
 		for (f = 0; f < 2; f++)
 			for (j = 0; j < nr_holds[k][f]; j++)
-				if (holds[k][f][j].block == b)
+				if (holds[k][f][j].block == b) {
 					holds[k][f][j].freed = true;
+					holds[k][f][j].rcu = rcu_frees;
+				}
+#if EXPLORE_FREE_RCU
+	if (rcu_frees) {
+		if (pl == P_SIZED)
+			bpf_mem_free_rcu(&mas[pl], p);
+		else
+			bpf_mem_cache_free_rcu(&mas[pl], p);
+		return;
+	}
+#endif
 	if (pl == P_SIZED)
 		bpf_mem_free(&mas[pl], p);
 	else
@@ -810,6 +838,7 @@ static void run_begin(const uint8_t *data, size_t size)
 	cmd_no = 0;
 	uspace_nr_cpus = size ? 2 + data[0] % 3 : 2;
 	xself_ipi = size && (data[0] & 4);
+	rcu_frees = EXPLORE_FREE_RCU && size && (data[0] & 8);
 	if (uspace_nr_cpus > NR_XCPUS)
 		uspace_nr_cpus = NR_XCPUS;
 	{
@@ -821,8 +850,9 @@ static void run_begin(const uint8_t *data, size_t size)
 		}
 	}
 	if (trace)
-		printf("# %d CPUs, irq_work by %s, %zu commands\n", uspace_nr_cpus,
-		       xself_ipi ? "self-IPI" : "tick (irq_work commands)", size ? (size - 1) / 2 : 0);
+		printf("# %d CPUs, irq_work by %s, frees by %s, %zu commands\n", uspace_nr_cpus,
+		       xself_ipi ? "self-IPI" : "tick (irq_work commands)",
+		       rcu_frees ? "bpf_mem_cache_free_rcu()" : "bpf_mem_cache_free()", size ? (size - 1) / 2 : 0);
 	memset(mas, 0, sizeof(mas));
 	if (bpf_mem_alloc_init(&mas[P_FIXED], ELEM_SIZE, false) ||
 	    bpf_mem_alloc_init(&mas[P_SIZED], 0, false) ||
