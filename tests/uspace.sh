@@ -363,3 +363,26 @@ test_explore_pct_schedule_replays() {
 	expect_match pct.1.lines '^explore: PCT schedule: depth=2 seed=80 steps=457$'
 	cmp -s pct.1.lines pct.2.lines || fail "two replays of one PCT schedule differ"
 }
+
+# rcu-reuse: base@6.12 keeps the promise of bpf_mem_cache_free_rcu() on
+# the seed rcu-hold, and the same explorer whose rcu frees are plain
+# ones (EXPLORE_INJECT=rcu_free_at_once) must break it there.
+test_explore_rcu_reuse_on_6_12() {
+	src=${EXPLORE_SRC:-$KIT/build/src}
+	[ -f "$src/base@6.12/kernel/bpf/memalloc.c" ] || {
+		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src/base@6.12 (make BASE=6.12 VARIANT=base uspace-src)"
+		skip "no base@6.12 tree (make BASE=6.12 VARIANT=base uspace-src)"
+	}
+	for inj in '' rcu_free_at_once; do
+		make -s --no-print-directory -C "$KIT" BASE=6.12 US="$T/us${inj:+-$inj}" EXPLORE_INJECT="$inj" \
+			"$T/us${inj:+-$inj}/base/explore/explore" >build.log 2>&1 ||
+			{ cat build.log; fail "could not build the explorer of base@6.12 ${inj:+with $inj}"; }
+	done
+	rc=0
+	EXPLORE_XFAIL=reuse "$T/us/base/explore/explore" "$KIT/tools/uspace/corpus/rcu-hold" >plain 2>&1 || rc=$?
+	[ $rc -eq 0 ] || { cat plain; fail "base@6.12 broke rcu-hold (exit status $rc)"; }
+	rc=0
+	EXPLORE_XFAIL=reuse "$T/us-rcu_free_at_once/base/explore/explore" "$KIT/tools/uspace/corpus/rcu-hold" >inj 2>&1 || rc=$?
+	[ $rc -ne 0 ] || { cat inj; fail "plain frees for rcu ones went unseen"; }
+	expect_match inj '^explore: FAIL \(rcu-reuse\) at command [0-9]+: CPU 0 got object #[0-9]+ from fixed, freed by bpf_mem_cache_free_rcu\(\)'
+}

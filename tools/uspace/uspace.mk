@@ -144,6 +144,15 @@ EXPLORE_TEST_PCT_RUNS ?= 30
 # kit's own by default, prepared on demand; another kit's prepared trees
 # (EXPLORE_SRC=/path/build/src) are only read, never prepared or written.
 EXPLORE_SRC ?= $(BUILD)/src
+# A test-only fault (tests/uspace.sh): EXPLORE_INJECT=rcu_free_at_once makes
+# the workload's rcu frees plain ones, which rcu-reuse must catch.  Only
+# with US= elsewhere, like US_INJECT.
+EXPLORE_INJECT ?=
+ifneq ($(EXPLORE_INJECT),)
+ifeq ($(US),$(BUILD)/uspace$(BASE_TAG))
+$(error EXPLORE_INJECT needs a build directory of its own: US=DIR)
+endif
+endif
 EXPLORE_DIR := $(US_DIR)/explore
 EXPLORE_CORPUS := $(US_DIR)/corpus
 EXPLORE_DEPS := $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c $(US_DIR)/debugfs.c \
@@ -162,6 +171,7 @@ $(US)/%/explore/explore: $(EXPLORE_SRC)/%$(BASE_TAG)/kernel/bpf/memalloc.c $(EXP
 	$(EXPLORE_CC) $(EXPLORE_CFLAGS) -I$(US_DIR)/include -I$(EXPLORE_DIR) -idirafter $$src/include \
 		-include $$src/include/linux/kconfig.h \
 		-DUSPACE_TRACE_IMPLIES_RCU_GP=$(call ex_implies,$$src) \
+		$(if $(EXPLORE_INJECT),-DEXPLORE_INJECT_$(EXPLORE_INJECT)) \
 		-DEXPLORE_FREE_RCU=$$(grep -qs '^void .*bpf_mem_cache_free_rcu(struct' $$src/kernel/bpf/memalloc.c && echo 1 || echo 0) \
 		-DMEMALLOC_C="\"$$(cd $$src && pwd)/kernel/bpf/memalloc.c\"" \
 		-DEXPLORE_LISTS="$(call ex_lists,$$src/kernel/bpf/memalloc.c)" \

@@ -257,7 +257,7 @@ static void do_free(int cpu, int i)
 					holds[k][f][j].freed = true;
 					holds[k][f][j].rcu = rcu_frees;
 				}
-#if EXPLORE_FREE_RCU
+#if EXPLORE_FREE_RCU && !defined(EXPLORE_INJECT_rcu_free_at_once)
 	if (rcu_frees) {
 		if (pl == P_SIZED)
 			bpf_mem_free_rcu(&mas[pl], p);
