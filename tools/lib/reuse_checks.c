@@ -4,12 +4,17 @@
  * selftest suite (tools/selftests/reuse.c) and the long stress run
  * (tools/stress/reuse_stress.c).  See reuse_checks.h.
  */
+#define _GNU_SOURCE	/* sched_getcpu(), CPU_SET() */
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 
 #include "htab_util.h"
@@ -99,12 +104,25 @@ enum ktap_result reuse_no_immediate_reuse(void)
  * spans is the host's business (Tiny RCU ends it at a context switch,
  * Tree RCU after ~25 ms), so the test makes it measurable: the
  * overwrites run in windows of OVERWRITE_WINDOW frees, and after each
- * window user space waits for a grace period (an ARRAY_OF_MAPS update
- * is a synchronize_rcu()) and sleeps OVERWRITE_SLEEP_US, during which
- * the callbacks run.  Objects outside the caches then number at most two
- * windows of frees: the window's own, and the previous window's not yet
- * reused (one callback per cache at a time, as on 6.12 and the fallback,
- * may leave them a window more).  Added: the bpf_reuse_batch structs of
+ * window user space waits for a normal RCU grace period, the one the
+ * allocator's call_rcu() batches wait for (wait_grace_period()), and
+ * sleeps OVERWRITE_SLEEP_US, during which the callbacks run.  Objects
+ * outside the caches then number at most two windows of frees: the
+ * window's own, and the previous window's not yet reused (one callback
+ * per cache at a time, as on 6.12 and the fallback, may leave them a
+ * window more).  Objects past their RCU grace period that wait for RCU
+ * tasks trace (6.12's and 7.2's free_by_rcu_ttrace and
+ * waiting_for_gp_ttrace) add nothing: alloc_bulk() takes them before any
+ * kmalloc(), so when memory grows they are none.  All of this is per
+ * CPU: a batch is handed on only from its own CPU's irq_work (frees on a
+ * CPU while its batch's grace period runs wait there for that CPU's next
+ * free or refill), and objects past the grace period go to the cache of the CPU
+ * that allocated them (c->tgt).  A writer that moves to another CPU
+ * leaves up to two windows behind on the one it left, for as long as it
+ * stays away, so the writer is pinned to one CPU: the bound is that of
+ * one stream of frees, as on a uniprocessor.  Frees on one CPU of what
+ * another allocated are another check's business.  Added: the
+ * bpf_reuse_batch structs of
  * those batches, and the memory cgroup's charge granularity
  * (MEMCG_CHARGE_BATCH pages per CPU precharged into its stock).
  * During the run every reading must be within
@@ -190,15 +208,60 @@ static long long read_stat(const char *name)
 	return sysfs_read_ll(path);
 }
 
-/* Wait for an RCU grace period, then give its callbacks time to run. */
-static int wait_grace_period(int outer_fd, int inner_fd)
+/* How long the waits for grace periods took, for the diagnostics. */
+struct gp_waits {
+	long long update_ns, membarrier_ns;
+	int n;
+};
+
+static long long now_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Wait for a normal RCU grace period, then give its callbacks time to
+ * run.  An ARRAY_OF_MAPS update waits for one in maybe_wait_bpf_programs():
+ * synchronize_rcu() on 6.1 and 6.12, but synchronize_rcu_expedited() on
+ * 7.2, and an expedited grace period does not end the normal one that
+ * call_rcu() callbacks wait for (on Tree RCU they are counted apart).
+ * MEMBARRIER_CMD_GLOBAL is a synchronize_rcu() whenever more than one
+ * CPU is online, on every base; on one CPU it returns at once, and the
+ * map update is the wait (Tiny RCU, or 6.12's Tree RCU on one CPU).
+ */
+static int wait_grace_period(int outer_fd, int inner_fd, struct gp_waits *w)
+{
+	long long t0 = now_ns(), t1;
 	__u32 key = 0;
 
 	if (bpf_map_update_elem(outer_fd, &key, &inner_fd, BPF_ANY))
 		return -errno;
+	t1 = now_ns();
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		return -errno;
+	w->update_ns += t1 - t0;
+	w->membarrier_ns += now_ns() - t1;
+	w->n++;
 	usleep(OVERWRITE_SLEEP_US);
 	return 0;
+}
+
+/* Keep the calling thread on the CPU it runs on; @old gets its mask. */
+static int pin_to_this_cpu(cpu_set_t *old, int *cpu)
+{
+	cpu_set_t one;
+
+	if (sched_getaffinity(0, sizeof(*old), old))
+		return -errno;
+	*cpu = sched_getcpu();
+	if (*cpu < 0)
+		return -errno;
+	CPU_ZERO(&one);
+	CPU_SET(*cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one) ? -errno : 0;
 }
 
 static long long batches_queued(void)
@@ -226,8 +289,11 @@ enum ktap_result reuse_overwrite_memory_bounded(void)
 	long long start, cur, peak = 0, settled = 0, b0, b1, max_batches = -1;
 	int i, peak_at = -1, inner_fd, outer_fd, rounds = 0;
 	char trace[OVERWRITE_WINDOWS * 7 + 1], *t = trace;
+	struct gp_waits waits = { 0 };
 	struct htab *skel;
+	cpu_set_t old_mask;
 	__u32 key = 0;
+	int cpu = -1;
 
 	cpus = cpus < 1 ? 1 : cpus;
 	cache = cpus * 4 * w * unit;
@@ -252,13 +318,15 @@ enum ktap_result reuse_overwrite_memory_bounded(void)
 	KTAP_EXPECT(!bpf_map_update_elem(outer_fd, &key, &inner_fd, BPF_ANY), "array of maps: %s",
 		    strerror(errno));
 
+	KTAP_EXPECT(!pin_to_this_cpu(&old_mask, &cpu), "sched_setaffinity: %s", strerror(errno));
+	ktap_diag("writer pinned to CPU %d", cpu);
 	KTAP_EXPECT(!memcg_enter("kit-reuse-overwrite"), "cannot set up a memory cgroup");
 	skel = htab_open(&p);
 	KTAP_EXPECT(skel, "cannot load the program");
 	/* Fill the key range first: from then on every update replaces. */
 	KTAP_EXPECT(!htab_test_run(skel->progs.overwrite, OVERWRITE_KEYS / OVERWRITE_BURST, NULL),
 		    "fill failed");
-	KTAP_EXPECT(!wait_grace_period(outer_fd, inner_fd), "synchronize_rcu: %s", strerror(errno));
+	KTAP_EXPECT(!wait_grace_period(outer_fd, inner_fd, &waits), "synchronize_rcu: %s", strerror(errno));
 	start = memcg_current();
 	for (i = 0; i < OVERWRITE_WINDOWS; i++) {
 		b0 = batches_queued();
@@ -274,7 +342,7 @@ enum ktap_result reuse_overwrite_memory_bounded(void)
 		}
 		if (i % 2 == 0)
 			t += snprintf(t, trace + sizeof(trace) - t, " %.2f", MiB(cur));
-		KTAP_EXPECT(!wait_grace_period(outer_fd, inner_fd), "synchronize_rcu: %s",
+		KTAP_EXPECT(!wait_grace_period(outer_fd, inner_fd, &waits), "synchronize_rcu: %s",
 			    strerror(errno));
 	}
 	ktap_diag("%d overwrites of %d keys in windows of %d: memory.current growth (MiB), every other window:%s",
@@ -286,13 +354,16 @@ enum ktap_result reuse_overwrite_memory_bounded(void)
 	while (rounds < OVERWRITE_SETTLE_ROUNDS) {
 		rounds++;
 		KTAP_EXPECT(!htab_test_run(skel->progs.overwrite, 1, NULL), "test run failed");
-		KTAP_EXPECT(!wait_grace_period(outer_fd, inner_fd), "synchronize_rcu: %s",
+		KTAP_EXPECT(!wait_grace_period(outer_fd, inner_fd, &waits), "synchronize_rcu: %s",
 			    strerror(errno));
 		usleep(OVERWRITE_SETTLE_MS * 1000);
 		settled = memcg_current() - start;
 		if (settled <= bound_idle)
 			break;
 	}
+	ktap_diag("grace period waits: %d, mean %.2f ms in the ARRAY_OF_MAPS update, %.2f ms in membarrier(MEMBARRIER_CMD_GLOBAL)",
+		  waits.n, waits.update_ns / 1e6 / (waits.n ? waits.n : 1),
+		  waits.membarrier_ns / 1e6 / (waits.n ? waits.n : 1));
 	ktap_diag("growth: peak %.3f MiB (window %d) against %.3f; after the run %.3f MiB against %.3f (%d rounds of %d ms); memory.peak %.2f MiB",
 		  MiB(peak), peak_at, MiB(bound_run), MiB(settled), MiB(bound_idle), rounds,
 		  OVERWRITE_SETTLE_MS, MiB(memcg_peak()));
@@ -303,6 +374,8 @@ enum ktap_result reuse_overwrite_memory_bounded(void)
 	htab__destroy(skel);
 	close(outer_fd);
 	close(inner_fd);
+	KTAP_EXPECT(!sched_setaffinity(0, sizeof(old_mask), &old_mask), "sched_setaffinity: %s",
+		    strerror(errno));
 	KTAP_EXPECT(peak <= bound_run, "memory grew %.3f MiB while overwriting, past the design's %.3f MiB",
 		    MiB(peak), MiB(bound_run));
 	KTAP_EXPECT(settled <= bound_idle,
