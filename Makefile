@@ -4,10 +4,16 @@
 # boot it on a tiny root image and run the allocator's selftests.
 # `make help` lists the targets and variables.
 
-# The base tree (kernel/bases/<base>): 6.1 or 6.12, each a Debian
+# The build is named by VARIANT, BASE and FLAVOR, or by one spec
+# SPEC=VARIANT[@BASE][:FLAVOR] (as make test's TEST_RUNS name them, parsed
+# below and nowhere else; `make -s identity SPEC=...` prints what it
+# resolves to).  The base tree (kernel/bases/<base>) is a Debian
 # linux-source package; KERNEL_SRC= picks the base of the tree's version.
-BASE ?= 6.1
-FLAVOR ?= default
+SPEC ?=
+DEFAULT_BASE := 6.1
+DEFAULT_FLAVOR := default
+BASE ?= $(DEFAULT_BASE)
+FLAVOR ?= $(DEFAULT_FLAVOR)
 KERNEL_SRC ?=
 T ?=
 TIMEOUT ?= 300
@@ -16,7 +22,7 @@ STRESS_SECONDS ?= 180
 # UML_PATCHES=no leaves out uml/patches: stock ARCH=um, to show what they fix.
 UML_PATCHES ?= yes
 JOBS ?= $(shell nproc)
-# The builds `make test` runs the selftests on, as VARIANT[@BASE]:FLAVOR
+# The builds `make test` runs the selftests on, as VARIANT@BASE:FLAVOR
 # (expected outcomes: tools/report/expectations).
 # tests/ then boots the kasan one for its positive control.  Every variant
 # of each base boots once at the default flavor: a second variant of a
@@ -24,18 +30,43 @@ JOBS ?= $(shell nproc)
 # cold (4-9 minutes here), so the other flavors run on the default
 # variant only and every other base x variant x flavor is left to
 # test-matrix, to keep a cold `make test` well inside CI's hour and a half.
-TEST_RUNS ?= reuse-after-gp:default base:default kmalloc-rcu:default free-after-gp:default \
-	percpu-marks:default reuse-after-gp:debug reuse-after-gp:kasan \
-	reuse-after-gp@6.12:default base@6.12:default
+TEST_RUNS ?= reuse-after-gp@6.1:default base@6.1:default kmalloc-rcu@6.1:default \
+	free-after-gp@6.1:default percpu-marks@6.1:default reuse-after-gp@6.1:debug \
+	reuse-after-gp@6.1:kasan reuse-after-gp@6.12:default base@6.12:default
 # The builds `make test` runs the tree's own selftests on, at make test's
 # size (tools/upstream/upstream.mk: all but test_maps' fork-heavy cases).
-UPSTREAM_TEST_RUNS ?= reuse-after-gp:default base:default base@6.12:default
+UPSTREAM_TEST_RUNS ?= reuse-after-gp@6.1:default base@6.1:default base@6.12:default
 
-DEFAULT_BASE := 6.1
-DEFAULT_FLAVOR := default
 BUILD := build
 KIT := $(CURDIR)
 KNOWN_BASES := $(sort $(notdir $(wildcard kernel/bases/*)))
+
+# --- the spec -------------------------------------------------------------
+
+# SPEC=VARIANT[@BASE][:FLAVOR]: each part given sets that variable, each
+# part left out keeps it (VARIANT=, BASE=, FLAVOR= or their defaults).
+ifneq ($(SPEC),)
+SPEC_PARTS := $(shell printf '%s\n' '$(SPEC)' | sed -n \
+	's/^\([A-Za-z0-9._+-]*\)\(@\([A-Za-z0-9._+-]*\)\)\{0,1\}\(:\([A-Za-z0-9._+-]*\)\)\{0,1\}$$/v=\1 b=\3 f=\5/p')
+ifeq ($(SPEC_PARTS),)
+$(error bad SPEC '$(SPEC)': give VARIANT[@BASE][:FLAVOR], e.g. SPEC=reuse-after-gp@6.12:kasan (make bases, make variants))
+endif
+spec_part = $(patsubst $(1)=%,%,$(filter $(1)=%,$(SPEC_PARTS)))
+ifneq ($(call spec_part,v),)
+override VARIANT := $(call spec_part,v)
+endif
+ifneq ($(call spec_part,b),)
+override BASE := $(call spec_part,b)
+endif
+ifneq ($(call spec_part,f),)
+override FLAVOR := $(call spec_part,f)
+endif
+# A make run from a recipe gets the spec's parts, not the spec: its own
+# VARIANT= (make uspace-trees' loop) must not lose to the spec.
+unexport SPEC
+MAKEOVERRIDES := $(filter-out SPEC=%,$(MAKEOVERRIDES)) BASE=$(BASE) FLAVOR=$(FLAVOR) \
+	$(if $(VARIANT),VARIANT=$(VARIANT))
+endif
 
 # --- the base tree ------------------------------------------------------------
 
@@ -59,29 +90,30 @@ ifeq ($(filter $(BASE),$(KNOWN_BASES)),)
 $(error unknown BASE '$(BASE)'; known bases: $(KNOWN_BASES) (each is kernel/bases/<base>; make bases))
 endif
 base_key = $(shell sed -n 's/^$(1)=//p' kernel/bases/$(2))
+# A base's variants are the directories of its patches with a series.
+base_variants = $(patsubst kernel/patches/$(1)/%/series,%,$(wildcard kernel/patches/$(1)/*/series))
 BASE_PACKAGE := $(call base_key,package,$(BASE))
 BASE_TARBALL := $(call base_key,tarball,$(BASE))
 # Suites to fetch the package from when the machine's own have none (7.2).
 BASE_FETCH := $(call base_key,fetch,$(BASE))
-BASE_VARIANTS := $(call base_key,variants,$(BASE))
 FLAVORS := $(call base_key,flavors,$(BASE))
 DEFAULT_VARIANT := $(call base_key,default_variant,$(DEFAULT_BASE))
 VARIANT ?= $(call base_key,default_variant,$(BASE))
 UML_PATCH_DIR := uml/patches/$(BASE)
-PATCHES := $(call base_key,patches,$(BASE))
+PATCHES := kernel/patches/$(BASE)
 export PATCHES
 # The base's test-only mutants: kernel/mutants/<base>/<name>/series.
 MUTANTS_DIR := kernel/mutants/$(BASE)
 export MUTANTS_DIR
 
-KNOWN_VARIANTS := $(BASE_VARIANTS)
+KNOWN_VARIANTS := $(call base_variants,$(BASE))
 # Test-only variants mutant-<name> ($(MUTANTS_DIR)/<name>/series): MUTANT_VARIANTS, make mutants.
 include kernel/mutants/mutants.mk
 
 # --- input checks: fail before doing anything, naming the fix -----------
 
 ifeq ($(filter $(VARIANT),$(KNOWN_VARIANTS) $(MUTANT_VARIANTS)),)
-$(error unknown VARIANT '$(VARIANT)' on base $(BASE); its variants: $(KNOWN_VARIANTS) (kernel/bases/$(BASE); each is $(PATCHES)/<variant>/series))
+$(error unknown VARIANT '$(VARIANT)' on base $(BASE); its variants: $(KNOWN_VARIANTS) (each is $(PATCHES)/<variant>/series; make variants BASE=$(BASE)))
 endif
 # The series files and patches of VARIANT, its includes resolved.
 VARIANT_FILES := $(shell PATCHES='$(PATCHES)' MUTANTS_DIR='$(MUTANTS_DIR)' kernel/prepare-source --files $(VARIANT) 2>/dev/null || echo '?')
@@ -95,22 +127,20 @@ endif
 # --- where things go ------------------------------------------------------
 
 # Each base, and each tree from KERNEL_SRC, gets its own source and build
-# directories, so switching base trees never mixes objects; 6.1's keep
-# their plain names.
-ifneq ($(BASE),$(DEFAULT_BASE))
-BASE_TAG := @$(BASE)
-endif
-ifneq ($(KERNEL_SRC),)
-BASE_TAG := @$(shell printf '%s' '$(KERNEL_SRC)' | sha256sum | cut -c1-8)
-endif
+# directories, so switching base trees never mixes objects: every name
+# ends in the tree's tag, @<base>, then -<hash of the path> for a
+# KERNEL_SRC tree and -stock-um without uml/patches.
+BASE_TAG := @$(BASE)$(if $(KERNEL_SRC),-$(shell printf '%s' '$(KERNEL_SRC)' | sha256sum | cut -c1-8))
 ifeq ($(UML_PATCHES),no)
-BASE_TAG := -stock-um$(BASE_TAG)
+BASE_TAG := $(BASE_TAG)-stock-um
 else ifneq ($(UML_PATCHES),yes)
 $(error UML_PATCHES must be yes or no, not '$(UML_PATCHES)')
 endif
 # The base is a key of the run's identity (the expectations table's "base").
 KIT_BASE := $(BASE)
-SRC := $(BUILD)/src/$(VARIANT)$(BASE_TAG)
+# variant_src VARIANT: the source tree of VARIANT of this base.
+variant_src = $(BUILD)/src/$(1)$(BASE_TAG)
+SRC := $(call variant_src,$(VARIANT))
 # The build directory is a direct child of its tree, so Kbuild names the
 # tree "..": every variant of a base then compiles a file with the same
 # command line, and ccache (which ignores the directory, CCACHE_NOHASHDIR)
@@ -195,7 +225,7 @@ $(KERNEL): $(CONFIG_STAMP) FORCE
 	+@scripts/kernel-is-current $@ $(SRC) $(OBJ_DIR) || { \
 		echo "  KERNEL  $(OBJ) ($(VARIANT), $(FLAVOR))"; \
 		$(LOCK) scripts/kbuild-progress $(OBJ_DIR) $(KMAKE) $(if $(filter 1,$(V)),V=1,-s) linux scripts_gdb; }
-ifeq ($(VARIANT)-$(FLAVOR)$(BASE_TAG),$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR))
+ifeq ($(VARIANT)-$(FLAVOR)$(BASE_TAG),$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR)@$(DEFAULT_BASE))
 	@ln -sfn $(OBJ)/linux linux
 endif
 
@@ -221,17 +251,21 @@ FLAVOR_ARGS := $(shell sed 's/#.*//' $(wildcard uml/configs/$(FLAVOR).cmdline) /
 # to refuse it must refuse (an XPASS fails).
 MUTANT_OF := $(if $(filter $(VARIANT),$(MUTANT_VARIANTS)),$(firstword $(shell sed -n 's/^[[:space:]]*include[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' $(MUTANTS_DIR)/$(VARIANT:mutant-%=%)/series)))
 RUN_ID = --variant $(or $(MUTANT_OF),$(VARIANT)) --base $(KIT_BASE) --uml $(UML_PATCHES)
+# The run directory's name (build/logs/<date>-<name>-<pid>): the build's,
+# so that runs of one variant on different trees sort apart.
+RUN_NAME := $(VARIANT)$(BASE_TAG)
 # A slowed flavor (kit.slowdown=N in its .cmdline: KASAN, lockdep) gives
 # each suite N times its budget in the guest (rootfs/init.c), and the
 # whole run N times TIMEOUT here.
 SLOWDOWN := $(or $(lastword $(patsubst kit.slowdown=%,%,$(filter kit.slowdown=%,$(FLAVOR_ARGS)))),1)
-RUN = uml/run --timeout $$(($(TIMEOUT) * $(SLOWDOWN))) --logdir $(LOGS) $(RUN_ID) $(if $(T),--tests '$(T)')
+RUN = uml/run --timeout $$(($(TIMEOUT) * $(SLOWDOWN))) --logdir $(LOGS) --name $(RUN_NAME) $(RUN_ID) \
+	$(if $(T),--tests '$(T)')
 
 run: $(KERNEL) $(IMAGE) $(JUDGE) check-filter
 	$(RUN) --suites $(ROOTFS_SUITES_LIST) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
 
 shell: $(KERNEL) $(IMAGE)
-	uml/run --shell --logdir $(LOGS) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
+	uml/run --shell --logdir $(LOGS) --name $(RUN_NAME) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
 
 # A T= filter that matches no suite is a mistake, not an empty pass.
 .PHONY: check-filter
@@ -252,21 +286,21 @@ test-guest: $(KERNEL) $(IMAGE) $(JUDGE) check-filter
 
 # The long suites (tools/stress/), KTAP like the rest: not part of `make test`.
 stress: $(KERNEL) $(IMAGE) $(JUDGE)
-	uml/run --timeout $$(($(STRESS_SECONDS) + 300)) --logdir $(LOGS) $(RUN_ID) --where stress \
+	uml/run --timeout $$(($(STRESS_SECONDS) + 300)) --logdir $(LOGS) --name $(RUN_NAME) $(RUN_ID) --where stress \
 		$(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS) kit.run=stress kit.env.KIT_STRESS_SECONDS=$(STRESS_SECONDS) \
 		kit.timeout=$$(($(STRESS_SECONDS) + 240))
 
 # Every base x variant x flavor, and every variant's upstream selftests
 # (quick) at the default flavor: long; not part of `make test`.
-MATRIX_RUNS := $(foreach b,$(KNOWN_BASES),$(foreach v,$(call base_key,variants,$(b)),\
+MATRIX_RUNS := $(foreach b,$(KNOWN_BASES),$(foreach v,$(call base_variants,$(b)),\
 	$(foreach f,$(call base_key,flavors,$(b)),$(v)@$(b):$(f)))) \
-	$(foreach b,$(KNOWN_BASES),$(foreach v,$(call base_key,variants,$(b)),upstream/$(v)@$(b):default))
+	$(foreach b,$(KNOWN_BASES),$(foreach v,$(call base_variants,$(b)),upstream/$(v)@$(b):default))
 test-matrix: deps host-bins
 	@tests/run-all $(MATRIX_RUNS) mutants/all
 
 # The edit loop: touch memalloc.c, rebuild, boot, results (README figures).
 loop-time: $(KERNEL) $(IMAGE)
-	scripts/loop-time $(VARIANT) $(FLAVOR)
+	scripts/loop-time $(VARIANT)@$(BASE):$(FLAVOR)
 
 # --- housekeeping -----------------------------------------------------------
 
@@ -278,29 +312,30 @@ distclean:
 
 FORCE:
 
-# Where a build's products are, for scripts: this Makefile is the one
-# place that knows (make -s print-kernel VARIANT=... FLAVOR=...).
-.PHONY: print-kernel print-flavor-args print-rootfs print-upstream-image print-identity
-print-kernel:
-	@echo $(KERNEL)
-print-flavor-args:
-	@echo $(FLAVOR_ARGS)
-print-rootfs:
-	@echo $(IMAGE)
-print-upstream-image:
-	@echo $(UP_IMAGE)
-print-identity:
-	@echo $(RUN_ID)
+# Every identity fact of a build, as key=value lines: this Makefile is
+# the one place that knows them, and every script asks it
+# (scripts/identity.sh: make -s identity SPEC=VARIANT[@BASE][:FLAVOR]).
+# make_args are the variables that name this build to make again.
+IDENTITY_MAKE_ARGS := BASE=$(BASE) VARIANT=$(VARIANT) FLAVOR=$(FLAVOR) \
+	$(if $(KERNEL_SRC),KERNEL_SRC=$(KERNEL_SRC)) $(if $(filter no,$(UML_PATCHES)),UML_PATCHES=no)
+.PHONY: identity
+identity:
+	@printf '%s\n' 'spec=$(VARIANT)@$(BASE):$(FLAVOR)' 'base=$(BASE)' 'variant=$(VARIANT)' \
+		'flavor=$(FLAVOR)' 'tag=$(BASE_TAG)' 'kernel_src=$(KERNEL_SRC)' 'uml_patches=$(UML_PATCHES)' \
+		'src=$(SRC)' 'build=$(OBJ)' 'kernel=$(KERNEL)' 'run_name=$(RUN_NAME)' 'logs=$(LOGS)' \
+		'judge_args=$(RUN_ID)' 'flavor_args=$(strip $(FLAVOR_ARGS))' 'slowdown=$(SLOWDOWN)' \
+		'image=$(IMAGE)' 'upstream_image=$(UP_IMAGE)' 'uspace=$(US)' 'mutant_of=$(MUTANT_OF)' \
+		'uspace_explore=$(or $(call base_key,uspace_explore,$(BASE)),no)' \
+		'make_args=$(strip $(IDENTITY_MAKE_ARGS))'
 
 # Each base with its package and variants: adding a base is adding a file
-# to kernel/bases/ and its UML patches to uml/patches/<base>/.
+# to kernel/bases/, its UML patches to uml/patches/<base>/, its variants
+# to kernel/patches/<base>/<variant>/ and its denylist to
+# tools/upstream/denylist/<base>.
 bases:
-	@for b in $(KNOWN_BASES); do \
-		printf '  %-6s %s (%s)\n         variants: %s; flavors: %s\n' "$$b" \
-			"$$(sed -n 's/^package=//p' kernel/bases/$$b)" \
-			"$$(sed -n 's/^description=//p' kernel/bases/$$b)" \
-			"$$(sed -n 's/^variants=//p' kernel/bases/$$b)" "$$(sed -n 's/^flavors=//p' kernel/bases/$$b)"; \
-	done
+	@$(foreach b,$(KNOWN_BASES),printf '  %-6s %s (%s)\n         variants: %s; flavors: %s\n' $(b) \
+		"$$(sed -n 's/^package=//p' kernel/bases/$(b))" "$$(sed -n 's/^description=//p' kernel/bases/$(b))" \
+		'$(call base_variants,$(b))' '$(call base_key,flavors,$(b))';)
 
 # Each variant with the first comment line of its series: adding a
 # variant is adding a directory.
@@ -324,12 +359,14 @@ help:
 	@echo '  test-matrix  every variant x flavor (long; not part of test)'
 	@echo '  stress       the long mixed reuse run (tools/stress/, STRESS_SECONDS each)'
 	@echo '  selftests-upstream  the tree'"'"'s own test_maps, test_verifier, test_lru_map in the guest, minus'
-	@echo '               tools/upstream/DENYLIST (T=test_maps.CASE; long: test_maps alone takes ~30 min on UML)'
+	@echo '               tools/upstream/denylist/$$BASE (T=test_maps.CASE; long: test_maps alone takes ~30 min on UML)'
 	@echo '  selftests-upstream-quick  the same at make test'"'"'s size (without test_maps'"'"' map_parallel, map_stress)'
 	@echo '  shell        boot into a busybox shell in the guest'
 	@echo '  gdb          boot VARIANT/FLAVOR under gdb, stop in the allocator'"'"'s RCU callbacks (BREAK=, T=, KARGS=)'
 	@echo '  attach       attach gdb to the newest running guest (make run/shell); detach leaves it running'
 	@echo '  bases        every base tree with its package, variants and flavors'
+	@echo '  identity     every identity fact of SPEC (or VARIANT/BASE/FLAVOR) as key=value lines:'
+	@echo '               source tree, build directory, kernel, run name, judge and flavor arguments, images'
 	@echo '  variants     every variant with the description its series starts with'
 	@echo '  kernel       build the kernel of VARIANT/FLAVOR ($(OBJ)/linux; the default one is also ./linux)'
 	@echo '  rootfs       build rootfs.img'
@@ -341,13 +378,14 @@ help:
 	@echo '  clean        remove the root image, logs and ./linux; keep kernels'
 	@echo '  distclean    remove everything built, kernels and source trees included'
 	@echo
-	@echo 'Variants (kernel/patches/<variant>/series; VARIANT= to build one, VARIANTS= to bench several):'
+	@echo 'Variants of base $(BASE) (kernel/patches/$(BASE)/<variant>/series; VARIANT= to build one, VARIANTS= to bench several):'
 	@$(MAKE) -s --no-print-directory variants
 	@echo
 	@echo 'Variables:'
 	@echo '  VARIANT=$(VARIANT)   patch series: $(KNOWN_VARIANTS) (make variants)'
 	@echo '  FLAVOR=$(FLAVOR)     config flavor: $(FLAVORS)'
 	@echo '  BASE=$(BASE)            base tree: $(KNOWN_BASES) (make bases), Debian'"'"'s linux-source-<base>'
+	@echo '  SPEC=VARIANT[@BASE][:FLAVOR]  the three at once, as TEST_RUNS name builds (e.g. SPEC=base@6.12:preempt)'
 	@echo '  KERNEL_SRC=<tree>     base tree instead of the tarball (copied, never modified); its version picks BASE'
 	@echo '  T=<glob>[,<glob>]     run only suites (or suite.case) matching, e.g. T=reuse or T=irq_work.xdp_*'
 	@echo '  TIMEOUT=$(TIMEOUT)         seconds before a hung guest is killed (times the flavor'"'"'s kit.slowdown, here $(SLOWDOWN))'
@@ -355,10 +393,10 @@ help:
 	@echo '  UML_PATCHES=$(UML_PATCHES)     no: leave out uml/patches (stock ARCH=um, to compare)'
 	@echo '  JOBS=$(JOBS)             parallel kernel build jobs'
 	@echo '  TEST_RUNS="$(TEST_RUNS)"'
-	@echo '               variant:flavor builds make test boots (every other variant: make test-matrix)'
+	@echo '               variant@base:flavor builds make test boots (every other variant: make test-matrix)'
 	@echo '  UPSTREAM_TEST_RUNS="$(UPSTREAM_TEST_RUNS)"'
-	@echo '               variant:flavor builds make test runs the upstream selftests (quick) on'
+	@echo '               variant@base:flavor builds make test runs the upstream selftests (quick) on'
 	@echo '  UPSTREAM_TIMEOUT=$(UPSTREAM_TIMEOUT) seconds before make selftests-upstream'"'"'s guest is killed'
-	@echo '  BREAK=<funcs>         gdb/attach breakpoints (default: the variant'"'"'s kernel/patches/<variant>/break, here $(BREAK); those the kernel has)'
+	@echo '  BREAK=<funcs>         gdb/attach breakpoints (default: the variant'"'"'s kernel/patches/<base>/<variant>/break, here $(BREAK); those the kernel has)'
 	@echo '  KARGS=<args>          make gdb: more kernel arguments, e.g. fail_bpf_reuse_batch=1,100,0,-1'
 	@$(MAKE) -s --no-print-directory bench-help | sed -n '4,$$p'

@@ -294,23 +294,30 @@ test_bench_script_checks_its_input_first() {
 	rc=0
 	"$KIT/scripts/bench" --variants no-such-variant --out results >out 2>&1 || rc=$?
 	[ $rc -eq 2 ] || fail "exit $rc for an unknown variant, not 2"
-	expect_match out 'no kernel for variant no-such-variant.*make VARIANT=no-such-variant FLAVOR=default kernel'
+	expect_match out "variant no-such-variant: unknown VARIANT 'no-such-variant' on base 6.1; its variants: .*reuse-after-gp"
 	[ ! -e results ] || fail "results/ created for a run that never started"
 	# A flavor the base has not got, named after the variant or for all.
 	rc=0
 	"$KIT/scripts/bench" --variants 'base:no-such-flavor' --base 6.12 --out results >out 2>&1 || rc=$?
 	[ $rc -eq 2 ] || fail "exit $rc for an unknown flavor, not 2"
-	expect_match out 'no kernel for variant base:no-such-flavor.*make BASE=6.12 VARIANT=base FLAVOR=no-such-flavor kernel'
+	expect_match out "variant base:no-such-flavor: unknown FLAVOR 'no-such-flavor' on base 6.12; its flavors: .*preempt"
 	rc=0
 	"$KIT/scripts/bench" --variants base --flavor no-such-flavor --out results >out 2>&1 || rc=$?
 	[ $rc -eq 2 ] || fail "exit $rc for an unknown --flavor, not 2"
-	expect_match out 'no kernel for variant base .*FLAVOR=no-such-flavor kernel'
+	expect_match out "variant base: unknown FLAVOR 'no-such-flavor' on base 6.1; its flavors: "
 	# An entry of another base, as TEST_RUNS name them.
 	rc=0
 	"$KIT/scripts/bench" --variants 'base@no-such-base:preempt' --out results >out 2>&1 || rc=$?
 	[ $rc -eq 2 ] || fail "exit $rc for an unknown base, not 2"
-	expect_match out 'no kernel for variant base@no-such-base:preempt .*make BASE=no-such-base VARIANT=base FLAVOR=preempt kernel'
+	expect_match out "variant base@no-such-base:preempt: unknown BASE 'no-such-base'; known bases: .*6\.12"
 	[ ! -e results ] || fail "results/ created for a run that never started"
+	# A build the kit knows but has not built: the command that builds it.
+	rc=0
+	"$KIT/scripts/bench" --variants 'base@6.12:preempt no-such-variant' --out results >out 2>&1 || rc=$?
+	if [ ! -x "$KIT/$(make -s --no-print-directory -C "$KIT" identity SPEC=base@6.12:preempt | sed -n 's/^kernel=//p')" ]; then
+		[ $rc -eq 2 ] || fail "exit $rc for a kernel not built, not 2"
+		expect_match out 'no kernel for variant base@6\.12:preempt .*; build it with: make BASE=6\.12 VARIANT=base FLAVOR=preempt kernel'
+	fi
 	rc=0
 	"$KIT/scripts/bench" --rounds none >out 2>&1 || rc=$?
 	[ $rc -eq 2 ] || fail "exit $rc for --rounds none, not 2"

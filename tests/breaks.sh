@@ -7,14 +7,15 @@
 # that looks at kernels skips when none is built.
 
 # Every base, variant and flavor of the kit, as "BASE VARIANT FLAVOR"
-# lines, and (with "mutants") 6.1's test-only mutants: those inherit their
+# lines, and (with "mutants") every base's test-only mutants: those inherit their
 # variant's defaults, and some take out the very callback a default names
 # (mutant-reuse-no-gp has no dyn_reuse_rcu()), which gdb then skips.
 builds() {
 	for b in "$KIT"/kernel/bases/*; do
 		base=$(basename "$b")
 		flavors=$(sed -n 's/^flavors=//p' "$b")
-		for v in $(sed -n 's/^variants=//p' "$b"); do
+		for s in "$KIT"/kernel/patches/"$base"/*/series; do
+			v=$(basename "$(dirname "$s")")
 			for f in $flavors; do
 				echo "$base $v $f"
 			done
@@ -45,17 +46,17 @@ test_every_variant_has_default_breakpoints() {
 
 test_break_file_follows_includes_and_falls_back_to_base() {
 	out=$(default_breaks 6.1 percpu-marks)
-	[ "${out%%:*}" = kernel/patches/base/break ] ||
+	[ "${out%%:*}" = kernel/patches/6.1/base/break ] ||
 		fail "percpu-marks (no break file) should use base's: $out"
 	m=$(ls "$KIT"/kernel/mutants/6.1/*/series 2>/dev/null | head -n 1)
 	[ -n "$m" ] || return 0
 	name=mutant-$(basename "$(dirname "$m")")
 	inc=$(sed -n 's/^[[:space:]]*include[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' "$m" | head -n 1)
-	[ -n "$inc" ] && [ -f "$KIT/kernel/patches/$inc/break" ] || return 0
+	[ -n "$inc" ] && [ -f "$KIT/kernel/patches/6.1/$inc/break" ] || return 0
 	out=$(default_breaks 6.1 "$name")
-	[ "${out%%:*}" = "kernel/patches/$inc/break" ] ||
+	[ "${out%%:*}" = "kernel/patches/6.1/$inc/break" ] ||
 		fail "$name includes $inc, so it should break where $inc does: $out"
-	out=$(make -s --no-print-directory -C "$KIT" VARIANT=base BREAK='a b' print-break)
+	out=$(make -s --no-print-directory -C "$KIT" BASE=6.1 VARIANT=base BREAK='a b' print-break)
 	[ "${out#*: }" = "a b" ] || fail "BREAK= does not override the default: $out"
 }
 

@@ -51,10 +51,37 @@ announce() {
 	sed -i "s/^# init: exit status [0-9]* ([0-9]* failed/# init: exit status $2 ($2 failed/" "$1/console.log"
 }
 
+. "$KIT/scripts/identity.sh"
+
+# fact SPEC KEY: one fact of SPEC's identity, as the Makefile resolves it
+# (scripts/identity.sh).
+fact() {
+	_id=$(kit_identity "$1") || fail "make -s identity SPEC=$1 failed"
+	kit_fact "$2" "$_id"
+}
+
+# default_specs: the default build of the kit, then each base's.
+default_specs() {
+	echo ''
+	for b in "$KIT"/kernel/bases/*; do
+		echo "@${b##*/}"
+	done
+}
+
 # A kernel built by the kit, for the cases that boot one; skip if none.
 any_kernel() {
-	for k in "$KIT"/build/*-default/linux; do
+	for s in $(default_specs); do
+		k=$KIT/$(fact "$s" kernel)
 		[ -x "$k" ] && { echo "$k"; return 0; }
+	done
+	return 1
+}
+
+# An unpacked kernel tree of the kit, or none.
+any_tree() {
+	for s in $(default_specs); do
+		t=$KIT/$(fact "$s" src)
+		[ -f "$t/Makefile" ] && { echo "$t"; return 0; }
 	done
 	return 1
 }
@@ -62,7 +89,7 @@ any_kernel() {
 # kernel_path VARIANT FLAVOR [BASE]: where that build's kernel is, as the
 # Makefile (the one place that knows) says.
 kernel_path() {
-	echo "$KIT/$(make -s --no-print-directory -C "$KIT" VARIANT="$1" FLAVOR="$2" BASE="${3:-6.1}" print-kernel)"
+	echo "$KIT/$(fact "$1${3:+@$3}:$2" kernel)"
 }
 
 # kernel VARIANT FLAVOR [BASE]: the path of that build's kernel.  Without
@@ -72,15 +99,15 @@ kernel() {
 	k=$(kernel_path "$@")
 	[ -x "$k" ] && { echo "$k"; return 0; }
 	[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "$k not built"
-	skip "no $1-$2 kernel (make VARIANT=$1 FLAVOR=$2 kernel)"
+	spec=$1${3:+@$3}:$2
+	args=$(fact "$spec" make_args)
+	skip "no $spec kernel (make $args kernel)"
 }
 
 # The kunit tool of an unpacked tree, to check that KTAP is accepted.
 kunit_tool() {
-	for k in "$KIT"/build/src/*/tools/testing/kunit/kunit.py; do
-		[ -f "$k" ] && { echo "$k"; return 0; }
-	done
-	return 1
+	t=$(any_tree) && [ -f "$t/tools/testing/kunit/kunit.py" ] || return 1
+	echo "$t/tools/testing/kunit/kunit.py"
 }
 
 # expect_kunit_parses FIXTURE: the tree's kunit.py parse accepts
@@ -94,9 +121,13 @@ expect_kunit_parses() {
 }
 
 # A kit of its own in $T/kit for the cases that run prepare-source on a
-# made-up tree: the script and what it calls.
+# made-up tree: the script and what it calls, and the layout of its
+# one base that the Makefile would give it (variants in
+# kit/kernel/patches/<variant>/, uml/patches/6.1/series).
 copy_prepare_source() {
 	mkdir -p kit/kernel kit/scripts
 	cp "$KIT/kernel/prepare-source" kit/kernel/
 	cp "$KIT/scripts/need-space" kit/scripts/
+	PATCHES=kernel/patches MUTANTS_DIR=kernel/mutants UML_PATCH_DIR=uml/patches/6.1
+	export PATCHES MUTANTS_DIR UML_PATCH_DIR
 }

@@ -20,10 +20,8 @@ test_every_mutant_names_cases_that_exist() {
 		base=$(basename "$(dirname "$d")")
 		name=$(basename "$d")
 		[ -f "$KIT/kernel/bases/$base" ] || fail "$s: '$base' is not a base (kernel/bases/)"
-		patches=$(sed -n 's/^patches=//p' "$KIT/kernel/bases/$base")
-		(cd "$KIT" && PATCHES=$patches MUTANTS_DIR=kernel/mutants/$base \
-			kernel/prepare-source --files "mutant-$name") >/dev/null 2>err ||
-			fail "$s does not resolve: $(cat err)"
+		id=$(kit_identity "mutant-$name@$base" 2>err) || fail "$s does not resolve: $(cat err)"
+		[ -n "$(kit_fact mutant_of "$id")" ] || fail "$s: the kit does not judge it as the variant it includes"
 		catches=$(sed -n 's/^#[[:space:]]*catches:[[:space:]]*//p' "$s")
 		[ -n "$catches" ] || fail "$s has no '# catches:' line"
 		for c in $catches; do

@@ -236,15 +236,16 @@ EOF
 # without it, or fail under make test (which unpacks it for its
 # uspace-test-quick step first).
 base_tree() {
-	[ -f "$KIT/build/src/base/kernel/bpf/memalloc.c" ] && return 0
-	[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $KIT/build/src/base (make VARIANT=base uspace-src)"
-	skip "no base tree (make VARIANT=base uspace-src)"
+	src=$(fact base@6.1 src)
+	[ -f "$KIT/$src/kernel/bpf/memalloc.c" ] && return 0
+	[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $KIT/$src (make BASE=6.1 VARIANT=base uspace-src)"
+	skip "no base tree (make BASE=6.1 VARIANT=base uspace-src)"
 }
 
 # mutant DIR KIND [WHAT:CASE-GLOB]: memalloc_test of base built KIND in
 # DIR, with that fault injected (none without it).
 mutant() {
-	make -s --no-print-directory -C "$KIT" US="$T/$1" USPACE_VARIANTS=base \
+	make -s --no-print-directory -C "$KIT" BASE=6.1 US="$T/$1" USPACE_VARIANTS=base \
 		US_INJECT="${3:-}" "$T/$1/base/$2/memalloc_test" >build.log 2>&1 ||
 		{ cat build.log; fail "could not build $1/base/$2/memalloc_test"; }
 }
@@ -255,7 +256,8 @@ real_run() {
 	rc=0
 	d=$1
 	shift
-	env -u KIT_EXPECTATIONS "$RUN" --build "$T/$d" --src "$KIT/build/src" --tag '' --base 6.1 \
+	env -u KIT_EXPECTATIONS "$RUN" --build "$T/$d" --src "$KIT/$(dirname "$(fact base@6.1 src)")" \
+		--tag "$(fact base@6.1 tag)" --base 6.1 \
 		--cpus 4 --scale 1 --variants base --kinds "$*" >"out.$d" 2>&1 || rc=$?
 	cp "out.$d" out
 }

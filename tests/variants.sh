@@ -4,24 +4,39 @@
 # included patches, and the bench selection (VARIANTS=) takes every
 # variant.  Nothing here builds or boots a kernel.
 
-# Every kernel/patches/*/series, by variant name.
+# Every base of the kit (kernel/bases/<base>).
+known_bases() {
+	for b in "$KIT"/kernel/bases/*; do
+		basename "$b"
+	done
+}
+
+# known_variants [BASE]: every kernel/patches/BASE/*/series (default: the
+# default base's, which make help lists), by variant name.
 known_variants() {
-	for s in "$KIT"/kernel/patches/*/series; do
+	for s in "$KIT"/kernel/patches/"${1:-6.1}"/*/series; do
 		basename "$(dirname "$s")"
 	done
 }
 
 test_make_variants_lists_every_series_description() {
-	make -s -C "$KIT" variants >out 2>&1 || fail "make variants failed: $(cat out)"
-	n=0
-	for v in $(known_variants); do
-		d=$(sed -n 's/^#[[:space:]]*//p' "$KIT/kernel/patches/$v/series" | head -n 1)
-		[ -n "$d" ] || fail "kernel/patches/$v/series has no description (a first '#' line)"
-		grep -Fq -- "$v" out || fail "make variants does not list $v"
-		grep -Fq -- "$d" out || fail "make variants does not show the description of $v: $d"
-		n=$((n + 1))
+	for b in $(known_bases); do
+		make -s -C "$KIT" variants BASE="$b" >out 2>&1 || fail "make variants BASE=$b failed: $(cat out)"
+		n=0
+		for v in $(known_variants "$b"); do
+			d=$(sed -n 's/^#[[:space:]]*//p' "$KIT/kernel/patches/$b/$v/series" | head -n 1)
+			[ -n "$d" ] || fail "kernel/patches/$b/$v/series has no description (a first '#' line)"
+			grep -Fq -- "$v" out || fail "make variants BASE=$b does not list $v"
+			grep -Fq -- "$d" out || fail "make variants BASE=$b does not show the description of $v: $d"
+			n=$((n + 1))
+		done
+		[ "$n" -gt 0 ] || fail "base $b has no variant (kernel/patches/$b/<variant>/series)"
+		[ "$(wc -l <out)" -eq "$n" ] || fail "$(wc -l <out) lines for $n variants of $b: $(cat out)"
+		# make bases lists the same directories.
+		make -s -C "$KIT" bases >bases 2>&1 || fail "make bases failed"
+		grep -Fq "variants: $(known_variants "$b" | paste -sd' ' -);" bases ||
+			fail "make bases does not list the variants of $b as kernel/patches/$b/ has them: $(cat bases)"
 	done
-	[ "$(wc -l <out)" -eq "$n" ] || fail "$(wc -l <out) lines for $n variants: $(cat out)"
 	make -s -C "$KIT" help >help 2>&1 || fail "make help failed"
 	for v in $(known_variants); do
 		grep -Eq "^  $v +" help || fail "make help does not list variant $v"
@@ -29,12 +44,16 @@ test_make_variants_lists_every_series_description() {
 }
 
 test_every_series_resolves() {
-	for v in $(known_variants); do
-		"$KIT/kernel/prepare-source" --files "$v" >files 2>err || fail "$v: $(cat err)"
-		[ "$(head -n 1 files)" = "kernel/patches/$v/series" ] || fail "$v: first file $(head -n 1 files)"
-		while read -r f; do
-			[ -f "$KIT/$f" ] || fail "$v: $f listed but missing"
-		done <files
+	for b in $(known_bases); do
+		for v in $(known_variants "$b"); do
+			(cd "$KIT" && PATCHES=kernel/patches/$b MUTANTS_DIR=kernel/mutants/$b \
+				kernel/prepare-source --files "$v") >files 2>err || fail "$b/$v: $(cat err)"
+			[ "$(head -n 1 files)" = "kernel/patches/$b/$v/series" ] ||
+				fail "$b/$v: first file $(head -n 1 files)"
+			while read -r f; do
+				[ -f "$KIT/$f" ] || fail "$b/$v: $f listed but missing"
+			done <files
+		done
 	done
 }
 
@@ -118,14 +137,14 @@ test_unknown_bench_variant_is_named() {
 	rc=0
 	make -n -C "$KIT" bench VARIANTS='base no-such-variant' >out 2>&1 || rc=$?
 	[ $rc -ne 0 ] || fail "make bench accepted an unknown variant"
-	expect_match out "unknown variant\(s\) in VARIANTS: no-such-variant; known variants: .*base.*VARIANTS=all"
+	expect_match out "VARIANTS entry no-such-variant: unknown VARIANT 'no-such-variant' on base 6\.1; its variants: .*base.*VARIANTS=all"
 }
 
 test_unknown_bench_flavor_is_named() {
 	rc=0
 	make -n -C "$KIT" bench BASE=6.12 VARIANTS='base base:no-such-flavor' >out 2>&1 || rc=$?
 	[ $rc -ne 0 ] || fail "make bench accepted an unknown flavor"
-	expect_match out "unknown flavor\(s\) in VARIANTS: no-such-flavor; known flavors: .*preempt.* \(base 6\.12\)"
+	expect_match out "VARIANTS entry base:no-such-flavor: unknown FLAVOR 'no-such-flavor' on base 6\.12; its flavors: .*preempt"
 	# A flavor of the base passes, and BASE and FLAVOR reach scripts/bench.
 	make -n -C "$KIT" bench BASE=6.12 VARIANTS='base base:preempt' >out 2>&1 ||
 		fail "make -n bench BASE=6.12 VARIANTS='base base:preempt': $(tail -n 3 out)"
@@ -155,20 +174,18 @@ test_make_test_boots_every_variant_once() {
 	make -s -C "$KIT" help >help 2>&1 || fail "make help failed"
 	runs=$(sed -n 's/^  TEST_RUNS="\(.*\)"$/\1/p' help)
 	[ -n "$runs" ] || fail "no TEST_RUNS in make help"
-	for b in $(ls "$KIT/kernel/bases"); do
+	for b in $(known_bases); do
 		[ "$(sed -n 's/^make_test=//p' "$KIT/kernel/bases/$b")" != no ] || continue
-		for v in $(sed -n 's/^variants=//p' "$KIT/kernel/bases/$b"); do
-			id=$v
-			[ "$b" = 6.1 ] || id=$v@$b
+		for v in $(known_variants "$b"); do
 			case " $runs " in
-			*" $id:default "*) ;;
-			*) fail "make test does not boot $id at the default flavor (TEST_RUNS: $runs)" ;;
+			*" $v@$b:default "*) ;;
+			*) fail "make test does not boot $v@$b at the default flavor (TEST_RUNS: $runs)" ;;
 			esac
 		done
 	done
 	for r in $runs; do
-		v=${r%%:*}
-		[ "${r#*:}" = default ] || [ "${v%@*}" = reuse-after-gp ] ||
+		id=$(kit_identity "$r") || fail "TEST_RUNS names $r, which the kit does not resolve"
+		[ "$(kit_fact flavor "$id")" = default ] || [ "$(kit_fact variant "$id")" = reuse-after-gp ] ||
 			fail "make test boots $r: a flavor's first build is cold; other variants' flavors belong to make test-matrix"
 	done
 }

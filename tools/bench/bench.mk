@@ -11,18 +11,16 @@
 # ratios; 'all' is every known variant, base first.  Each in FLAVOR, or
 # in the base and flavor it names as TEST_RUNS do, VARIANT[@BASE][:FLAVOR]:
 # VARIANTS='base base:preempt', VARIANTS='base base@6.12 base@6.12:preempt'.
-# Entries of another base are checked by scripts/bench (make print-kernel).
+# Each entry is checked before anything is built, by the Makefile's
+# resolver (make -s identity, as scripts/bench asks it).
 VARIANTS ?= base reuse-after-gp
 BENCH_VARIANTS := $(if $(filter all,$(VARIANTS)),base $(filter-out base,$(KNOWN_VARIANTS)),$(VARIANTS))
-BENCH_THIS_BASE := $(foreach v,$(BENCH_VARIANTS),$(if $(findstring @,$(v)),,$(v)))
-BENCH_VARIANT_NAMES := $(foreach v,$(BENCH_THIS_BASE),$(firstword $(subst :, ,$(v))))
-BENCH_FLAVORS := $(foreach v,$(BENCH_THIS_BASE),$(word 2,$(subst :, ,$(v))))
 ifneq ($(filter bench,$(MAKECMDGOALS)),)
-ifneq ($(filter-out $(KNOWN_VARIANTS),$(BENCH_VARIANT_NAMES)),)
-$(error unknown variant(s) in VARIANTS: $(filter-out $(KNOWN_VARIANTS),$(BENCH_VARIANT_NAMES)); known variants: $(KNOWN_VARIANTS) (base $(BASE)), or VARIANTS=all (make variants))
-endif
-ifneq ($(filter-out $(FLAVORS),$(BENCH_FLAVORS)),)
-$(error unknown flavor(s) in VARIANTS: $(filter-out $(FLAVORS),$(BENCH_FLAVORS)); known flavors: $(FLAVORS) (base $(BASE)))
+BENCH_BAD_ENTRY := $(shell for v in $(BENCH_VARIANTS); do \
+	out=$$($(MAKE) -s --no-print-directory identity SPEC="$$v" BASE=$(BASE) FLAVOR=$(FLAVOR) 2>&1 >/dev/null) || \
+	{ printf '%s' "$$v: $$out" | sed 's/[^ ]*:[0-9]*: \*\*\* //; s/\.  Stop\.$$//'; break; }; done)
+ifneq ($(BENCH_BAD_ENTRY),)
+$(error VARIANTS entry $(BENCH_BAD_ENTRY), or VARIANTS=all (make variants))
 endif
 endif
 # Benchmarks: comma-separated globs of their names (make bench-list).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tools/upstream/DENYLIST at run time, for the upstream programs whose
+ * tools/upstream/denylist/<base> at run time, for the upstream programs whose
  * cases are only known once built (test_verifier names its cases from
  * its tests[] table).  tools/upstream/gen-denylist turns the program's
  * entries into DENY("glob", "reason") lines; the runner's

@@ -10,7 +10,7 @@
  * of its own, so that one failure is one failed case.
  *
  * "--list" prints the case names; "--check-denylist" fails when an entry
- * of tools/upstream/DENYLIST matches no case (the build runs it).
+ * of tools/upstream/denylist/<base> matches no case (the build runs it).
  */
 #define main upstream_test_lru_map_main
 #include "test_lru_map.c"

@@ -19,7 +19,7 @@
  * test_as_unpriv() says so, before its privileged run ("/p").
  *
  * "--list" prints the case names; "--check-denylist" fails when an entry
- * of tools/upstream/DENYLIST matches no case (the build runs it).
+ * of tools/upstream/denylist/<base> matches no case (the build runs it).
  */
 /* asprintf(); upstream's file includes stdio.h first. */
 #define _GNU_SOURCE

@@ -18,13 +18,12 @@
 #
 # into an image of their own (the upstream programs come from the
 # variant's tree, the kit's rootfs.img does not depend on the variant).
-# Cases that cannot run on UML are listed, with the reason, in
-# tools/upstream/DENYLIST.
+# Cases that cannot run on UML are listed, with the reason, in the base's
+# denylist, tools/upstream/denylist/<base>.
 
 UP := $(BUILD)/upstream/$(VARIANT)$(BASE_TAG)
-# Each base its own denylist: what cannot run on that tree's UML differs
-# (6.1's is DENYLIST, another base's DENYLIST.<base>).
-UP_DENYLIST := tools/upstream/DENYLIST$(if $(filter-out $(DEFAULT_BASE),$(BASE)),.$(BASE))
+# Each base its own denylist: what cannot run on that tree's UML differs.
+UP_DENYLIST := tools/upstream/denylist/$(BASE)
 UP_SELFTESTS := $(SRC)/tools/testing/selftests/bpf
 UP_TOOLS := $(SRC)/tools
 UP_IMAGE := $(UP)/rootfs.img
@@ -74,7 +73,7 @@ $(UP)/bin/test_maps: tools/upstream/test_maps_ktap.c $(UP_RUNNER) \
 
 # Link a runner whose case names are made at run time ($(1): its flags,
 # $(2): more sources), then run it here, on the host (the binary is static
-# and --check-denylist touches no BPF), to fail the build on a DENYLIST
+# and --check-denylist touches no BPF), to fail the build on a denylist
 # entry that names no case, as gen-test-maps does for test_maps.
 define up_link_checked
 	@mkdir -p $(@D)
@@ -87,7 +86,7 @@ endef
 
 # test_verifier: its verifier/tests.h as the selftests' Makefile makes it,
 # the ARCH=um autoconf.h it reads under HAVE_GENHDR (gen-test-verifier
-# says why), and its DENYLIST entries.  The case names come from tests[]
+# says why), and its denylist entries.  The case names come from tests[]
 # at run time, so the runner itself checks the entries (up_link_checked).
 $(UP)/gen-verifier/stamp: tools/upstream/gen-test-verifier tools/upstream/gen-denylist \
 		$(UP_DENYLIST) $(SRC_STAMP)
@@ -112,7 +111,7 @@ $(UP)/bpf/stamp: $(UP)/gen/stamp $(UP)/libbpf/libbpf.a
 	@touch $@
 
 # test_lru_map: the calls of its main() as cases (gen-test-lru-map), and
-# its DENYLIST entries, checked by the runner as test_verifier's are.
+# its denylist entries, checked by the runner as test_verifier's are.
 $(UP)/gen-lru/stamp: tools/upstream/gen-test-lru-map tools/upstream/gen-denylist \
 		$(UP_DENYLIST) $(SRC_STAMP)
 	@echo "  GEN     $(@D) (test_lru_map cases, denylist)"

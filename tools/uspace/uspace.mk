@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tools/uspace: each variant's kernel/bpf/memalloc.c, compiled in place
-# from its patched tree (build/src/<variant>) against the shim in
+# from its patched tree (build/src/<variant>@<base>) against the shim in
 # tools/uspace, run by memalloc_test with one thread per "CPU", built
 # three ways: ASan+UBSan, TSan, and plain for Valgrind memcheck.
 #
@@ -9,7 +9,7 @@
 #   make uspace-quick    the same at USPACE_QUICK_SCALE (make test: uspace-test-quick)
 #   make uspace-bench    peak memory of add_del_on_diff_cpu per variant (plain -O2)
 
-# Variants to run: every kernel/patches/*/series.
+# Variants to run: every variant of the base (kernel/patches/<base>/*/series).
 USPACE_VARIANTS ?= $(KNOWN_VARIANTS)
 USPACE_KINDS ?= asan tsan valgrind
 # CPUs (threads) of the model; add_del_on_diff_cpu pairs them up.
@@ -19,7 +19,7 @@ USPACE_QUICK_SCALE ?= 10
 # Iterations of 64 operations per producer for uspace-bench.
 USPACE_BENCH_ITERS ?= 20000
 
-# Each base its own binaries and results (BASE_TAG: "", "@6.12", ...).
+# Each base its own binaries and results (BASE_TAG: "@6.1", "@6.12", ...).
 US := $(BUILD)/uspace$(BASE_TAG)
 US_DIR := tools/uspace
 US_SHIM := $(US_DIR)/shim.c $(US_DIR)/rcu.c $(US_DIR)/debugfs.c
@@ -46,7 +46,7 @@ endif
 endif
 
 # us_src VARIANT: the variant's patched tree (made by $(MAKE) VARIANT=v uspace-src)
-us_src = $(BUILD)/src/$(1)$(BASE_TAG)
+us_src = $(call variant_src,$(1))
 # The tree's own memalloc.c, llist.c, llist.h, bpf_mem_alloc.h and
 # kconfig.h; everything else from tools/uspace/include, which comes first.
 us_cc = $(CC) $(US_WARN) $(US_CFLAGS_$(2)) -I$(US_DIR)/include -Itools/lib \
@@ -102,10 +102,8 @@ uspace-help:
 # make test's share (tests/run-all): the quick size on the variants make
 # test builds anyway, whose trees are unpacked; make uspace-test runs every
 # variant (unpacking each tree takes a minute or two on a fresh machine).
-# TEST_RUNS names VARIANT[@BASE]: those of this BASE.
-us_test_variant = $(if $(findstring @,$(1)),$(if $(filter %@$(BASE),$(1)),$(firstword $(subst @, ,$(1)))),\
-	$(if $(filter $(DEFAULT_BASE),$(BASE)),$(1)))
-USPACE_TEST_VARIANTS ?= $(sort $(foreach r,$(TEST_RUNS),$(call us_test_variant,$(firstword $(subst :, ,$(r))))))
+# TEST_RUNS names VARIANT@BASE:FLAVOR: the variants of this BASE.
+USPACE_TEST_VARIANTS ?= $(sort $(foreach r,$(TEST_RUNS),$(patsubst %@$(BASE),%,$(filter %@$(BASE),$(firstword $(subst :, ,$(r)))))))
 
 .PHONY: uspace-test-quick
 uspace-test-quick:
