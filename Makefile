@@ -359,7 +359,7 @@ help:
 	@echo '  test-matrix  every variant x flavor (long; not part of test)'
 	@echo '  stress       the long mixed reuse run (tools/stress/, STRESS_SECONDS each)'
 	@echo '  selftests-upstream  the tree'"'"'s own test_maps, test_verifier, test_lru_map in the guest, minus'
-	@echo '               tools/upstream/denylist/$$BASE (T=test_maps.CASE; long: test_maps alone takes ~30 min on UML)'
+	@echo '               tools/upstream/denylist/$(BASE) (T=test_maps.CASE; long: test_maps alone takes ~30 min on UML)'
 	@echo '  selftests-upstream-quick  the same at make test'"'"'s size (without test_maps'"'"' map_parallel, map_stress)'
 	@echo '  shell        boot into a busybox shell in the guest'
 	@echo '  gdb          boot VARIANT/FLAVOR under gdb, stop in the allocator'"'"'s RCU callbacks (BREAK=, T=, KARGS=)'
