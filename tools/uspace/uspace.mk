@@ -102,8 +102,11 @@ uspace-help:
 # make test's share (tests/run-all): the quick size on the variants make
 # test builds anyway, whose trees are unpacked; make uspace-test runs every
 # variant (unpacking each tree takes a minute or two on a fresh machine).
-# TEST_RUNS names VARIANT@BASE:FLAVOR: the variants of this BASE.
-USPACE_TEST_VARIANTS ?= $(sort $(foreach r,$(TEST_RUNS),$(patsubst %@$(BASE),%,$(filter %@$(BASE),$(firstword $(subst :, ,$(r)))))))
+# TEST_RUNS names VARIANT@BASE:FLAVOR: the variants of those of this BASE,
+# as the resolver reads each (make -s identity).
+USPACE_TEST_VARIANTS ?= $(sort $(shell for r in $(TEST_RUNS); do \
+	$(MAKE) -s --no-print-directory identity SPEC="$$r" | \
+	awk -F= '$$1 == "base" { b = $$2 } $$1 == "variant" { v = $$2 } END { if (b == "$(BASE)") print v }'; done))
 
 .PHONY: uspace-test-quick
 uspace-test-quick:
