@@ -319,12 +319,13 @@ drain-before-direct-free FAIL \((leak|one-place)\)'
 # its tree (under EXPLORE_SRC if the environment names another kit's
 # trees); skip without it, or fail under make test, which has it
 explore_bin() {
-	src=${EXPLORE_SRC:-$KIT/build/src}
-	[ -f "$src/$1/kernel/bpf/memalloc.c" ] || {
-		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src/$1 (make VARIANT=$1 uspace-src)"
-		skip "no $1 tree (make VARIANT=$1 uspace-src)"
+	tree=$(fact "$1@6.1" src)
+	src=${EXPLORE_SRC:-$KIT/$(dirname "$tree")}/$(basename "$tree")
+	[ -f "$src/kernel/bpf/memalloc.c" ] || {
+		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src (make BASE=6.1 VARIANT=$1 uspace-src)"
+		skip "no $1@6.1 tree (make BASE=6.1 VARIANT=$1 uspace-src)"
 	}
-	make -s --no-print-directory -C "$KIT" US="$T/us" VARIANT="$1" "$T/us/$1/explore/explore" >build.log 2>&1 ||
+	make -s --no-print-directory -C "$KIT" US="$T/us" BASE=6.1 VARIANT="$1" "$T/us/$1/explore/explore" >build.log 2>&1 ||
 		{ cat build.log; fail "could not build the explorer of $1"; }
 }
 
@@ -370,9 +371,10 @@ test_explore_pct_schedule_replays() {
 # the seed rcu-hold, and the same explorer whose rcu frees are plain
 # ones (EXPLORE_INJECT=rcu_free_at_once) must break it there.
 test_explore_rcu_reuse_on_6_12() {
-	src=${EXPLORE_SRC:-$KIT/build/src}
-	[ -f "$src/base@6.12/kernel/bpf/memalloc.c" ] || {
-		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src/base@6.12 (make BASE=6.12 VARIANT=base uspace-src)"
+	tree=$(fact base@6.12 src)
+	src=${EXPLORE_SRC:-$KIT/$(dirname "$tree")}/$(basename "$tree")
+	[ -f "$src/kernel/bpf/memalloc.c" ] || {
+		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src (make BASE=6.12 VARIANT=base uspace-src)"
 		skip "no base@6.12 tree (make BASE=6.12 VARIANT=base uspace-src)"
 	}
 	for inj in '' rcu_free_at_once; do
