@@ -168,8 +168,7 @@ test_bench_all_means_every_variant_base_first() {
 # make test boots every variant of every base once, at the default
 # flavor; the other flavors only on the default variant, as each flavor's
 # first build is cold (the rest is make test-matrix).  A base whose file
-# says make_test=no (7.2, until make test's time allows) is left to
-# make test-matrix.
+# says make_test=no is left to make test-matrix.
 test_make_test_boots_every_variant_once() {
 	make -s -C "$KIT" help >help 2>&1 || fail "make help failed"
 	runs=$(sed -n 's/^  TEST_RUNS="\(.*\)"$/\1/p' help)
