@@ -331,11 +331,15 @@ static __always_inline struct lock_source *lock_fill(__u32 cpu, struct lock_stat
 	return src;
 }
 
-/* BPF_F_LOCK updates of the LOCK_KEYS keys, each read back under its lock. */
-SEC("xdp")
-int lock_update(struct xdp_md *ctx)
+/*
+ * One burst of BPF_F_LOCK writes of the LOCK_KEYS keys, each read back
+ * under its lock: updates in place, or (recycle) each key deleted and
+ * inserted again, so that its element may be a reused one.
+ */
+static __always_inline int lock_burst(int recycle)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), i, key;
+	__u64 flags = recycle ? BPF_NOEXIST | BPF_F_LOCK : BPF_F_LOCK;
 	struct lock_source *src;
 	struct lock_stats *st;
 	long err;
@@ -348,36 +352,10 @@ int lock_update(struct xdp_md *ctx)
 		return XDP_ABORTED;
 	for (i = 0; i < LOCK_BURST; i++) {
 		key = i % LOCK_KEYS;
-		err = bpf_map_update_elem(&locked, &key, src, BPF_F_LOCK);
-		if (err)
-			lock_count_err(err, st);
-		else
-			st->writes++;
-		lock_check(key, st);
-	}
-	return XDP_PASS;
-}
-
-/* Delete each key and insert it again with BPF_F_LOCK, read back under its lock. */
-SEC("xdp")
-int lock_recycle(struct xdp_md *ctx)
-{
-	__u32 cpu = bpf_get_smp_processor_id(), i, key;
-	struct lock_source *src;
-	struct lock_stats *st;
-	long err;
-
-	if (cpu >= PCPU_MAX_CPUS)
-		return XDP_ABORTED;
-	st = &lock_stats[cpu];
-	src = lock_fill(cpu, st);
-	if (!src)
-		return XDP_ABORTED;
-	for (i = 0; i < LOCK_BURST; i++) {
-		key = i % LOCK_KEYS;
-		bpf_map_delete_elem(&locked, &key);
-		err = bpf_map_update_elem(&locked, &key, src, BPF_NOEXIST | BPF_F_LOCK);
-		if (err == -EEXIST_)
+		if (recycle)
+			bpf_map_delete_elem(&locked, &key);
+		err = bpf_map_update_elem(&locked, &key, src, flags);
+		if (recycle && err == -EEXIST_)
 			st->reinserted++;
 		else if (err)
 			lock_count_err(err, st);
@@ -386,4 +364,16 @@ int lock_recycle(struct xdp_md *ctx)
 		lock_check(key, st);
 	}
 	return XDP_PASS;
+}
+
+SEC("xdp")
+int lock_update(struct xdp_md *ctx)
+{
+	return lock_burst(0);
+}
+
+SEC("xdp")
+int lock_recycle(struct xdp_md *ctx)
+{
+	return lock_burst(1);
 }
