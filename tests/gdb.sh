@@ -106,10 +106,11 @@ break_in_rcu_callback() {
 	continue
 	EOF
 	rc=0
-	"$KIT/scripts/gdb/boot" --timeout 120 --logdir logs --tests "$SELECTION" --append "$append" \
-		--break "$callbacks" "$k" "$img" -- -nx -batch -x session.gdb </dev/null >out 2>&1 || rc=$?
+	# shellcheck disable=SC2086
+	"$KIT/uml/run" --gdb --timeout 120 --logdir logs --tests "$SELECTION" --break "$callbacks" \
+		--gdb-batch session.gdb "$k" "$img" -- kit.timeout=3600 $append </dev/null >out 2>&1 || rc=$?
 	cat out
-	[ $rc -eq 0 ] || fail "scripts/gdb/boot exited $rc"
+	[ $rc -eq 0 ] || fail "uml/run --gdb exited $rc"
 
 	# Stopped in one of the callbacks, called by Tiny RCU.
 	expect_match out "hit Breakpoint [0-9]+, ($(echo "$callbacks" | tr ' ' '|')) \\("
@@ -209,7 +210,7 @@ test_break_in_reuse_rcu_fallback() {
 # process alone takes the guest's processes with it here too: 6.1's die
 # when their tracer does, 6.12's and 7.2's by PR_SET_PDEATHSIG; kit.gdb's
 # hooks and the gdb_exiting handler are for when they do not.)  gdb runs
-# without scripts/gdb/boot, whose clean-up would hide a process left.
+# without uml/run, whose clean-up would hide a process left.
 test_kill_and_quit_leave_no_guest_process() {
 	k=
 	for v in reuse-after-gp base; do
@@ -268,7 +269,10 @@ test_attach_detach_guest_lives_on() {
 	# shellcheck disable=SC2016
 	echo 'echo READY-$((1 + 1))' >&3
 	wait_for console '^READY-2' 30 || fail "the guest's shell did not answer: $(tail -n 5 console)"
-	pidfile=$(ls logs/*/"$umid"/pid) || fail "no pid file logs/*/$umid/pid"
+	conf=$(ls logs/*/run.conf) || fail "no run.conf in logs/*/"
+	expect_match "$conf" "^umid=$umid\$"
+	pidfile=$(sed -n 's/^pidfile=//p' "$conf")
+	[ -s "$pidfile" ] || fail "no pid file $pidfile (run.conf's pidfile=)"
 	guest=$(cat "$pidfile")
 
 	cat >session.gdb <<-'EOF'
@@ -333,10 +337,10 @@ test_break_in_free_by_rcu_6_12() {
 		'echo KIT-GLOBAL\n' 'bpf-ma -s bpf_global_ma' \
 		'echo KIT-CONTINUE\n' delete continue >session.gdb
 	rc=0
-	"$KIT/scripts/gdb/boot" --timeout 150 --logdir logs --tests reuse.no_immediate_reuse \
+	"$KIT/uml/run" --gdb --timeout 150 --logdir logs --tests reuse.no_immediate_reuse \
 		--break "$(make -s --no-print-directory -C "$KIT" BASE=6.12 print-break | sed 's/^[^:]*: //')" \
-		"$k" "$KIT/rootfs.img" -- -nx -batch -x session.gdb </dev/null >out 2>&1 || rc=$?
-	[ $rc -eq 0 ] || fail "scripts/gdb/boot exited $rc"
+		--gdb-batch session.gdb "$k" "$KIT/rootfs.img" </dev/null >out 2>&1 || rc=$?
+	[ $rc -eq 0 ] || fail "uml/run --gdb exited $rc"
 	expect_match out 'hit Breakpoint [0-9]+, __free_by_rcu \('
 	section out '^KIT-STOPPED' '^KIT-BPF-MA' >bt
 	expect_match bt ' rcu_process_callbacks \('

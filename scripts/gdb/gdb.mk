@@ -29,17 +29,17 @@ GDB_PID ?=
 print-break:
 	@echo '$(BREAK_FILE): $(BREAK)'
 
-# Boot VARIANT/FLAVOR under gdb: kit.gdb, breakpoints on BREAK, run the
-# selftests (T= selects); the console is shown and kept in
-# $(LOGS)/gdb-<date>-<pid>/console.log, the guest boots on a
-# copy-on-write file there.
+# Boot VARIANT/FLAVOR under gdb (uml/run --gdb): kit.gdb, breakpoints on
+# BREAK, run the selftests (T= selects); an ordinary run directory of
+# $(LOGS) keeps the console (shown here) and gdb's commands (run.gdb), the
+# guest boots on a copy-on-write file there.
 gdb: $(KERNEL) $(IMAGE) check-filter
-	scripts/gdb/boot --gdb '$(GDB)' --logdir $(LOGS) --break '$(BREAK)' \
-		--suite-timeout $(GDB_SUITE_TIMEOUT) $(if $(T),--tests '$(T)') \
-		--append '$(strip $(FLAVOR_ARGS) $(KARGS))' $(KERNEL) $(IMAGE)
+	uml/run --gdb --gdb-program '$(GDB)' --break '$(BREAK)' --logdir $(LOGS) \
+		--name $(RUN_NAME) $(RUN_ID) $(if $(T),--tests '$(T)') \
+		$(KERNEL) $(IMAGE) -- kit.timeout=$(GDB_SUITE_TIMEOUT) $(FLAVOR_ARGS) $(KARGS)
 
-# Attach to a guest started by `make run` or `make shell` (its pid file is
-# $(LOGS)/<run>/kit-<pid>/pid), break on BREAK and continue; `detach` or
-# `quit` leaves it running.
+# Attach to a guest started by `make run` or `make shell` (the newest run
+# directory of $(LOGS) whose guest is alive: its run.conf names the pid
+# file), break on BREAK and continue; `detach` or `quit` leaves it running.
 attach:
 	scripts/gdb/attach --gdb '$(GDB)' --logdir $(LOGS) --break '$(BREAK)'$(if $(GDB_PID), --pid $(GDB_PID))

@@ -33,7 +33,7 @@ set print inferior-events off
 break panic
 
 # The memalloc package sits next to this file.  gdb cannot tell a sourced
-# script its own path, so: $KIT_GDB_DIR (set by scripts/gdb/boot and
+# script its own path, so: $KIT_GDB_DIR (set by uml/run --gdb and
 # attach), else scripts/gdb under the current directory, else that of the
 # kit that holds the kernel binary (build/src/<tree>/.build-<flavor>/linux,
 # or a kernel of a kit linked there).  The package
