@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The guest as gdb's inferior: breakpoints on the functions a kernel has
-# (bpf-ma-break), and killing UML's whole process group (bpf-ma-kill, and
-# when gdb exits).
+# (bpf-ma-break), and killing UML's whole process group (bpf-ma-kill) for
+# gdb's `kill` and `run`, while gdb goes on.  When gdb itself ends, its
+# launcher (uml/run --gdb) kills what is left of the guest, as for any
+# run; so does the kernel itself when gdb kills it (a traced process dies
+# with gdb, PTRACE_O_EXITKILL, and takes its guest's processes along).
 
 import os
 import signal
@@ -74,8 +77,8 @@ class Kill(gdb.Command):
 
 Usage: bpf-ma-kill
 
-`kill` and `run` run this first (kit.gdb's hooks), and so does gdb when
-it exits with a guest it started; an attached guest is detached instead."""
+`kill` and `run` run this first (kit.gdb's hooks).  When gdb exits,
+uml/run --gdb kills what is left (an attached guest is detached)."""
 
     def __init__(self):
         super().__init__("bpf-ma-kill", gdb.COMMAND_RUNNING)
@@ -84,14 +87,5 @@ it exits with a guest it started; an attached guest is detached instead."""
         kill_guest(gdb.selected_inferior())
 
 
-def on_gdb_exiting(event):
-    # gdb kills the inferiors it started (only their first process) and
-    # detaches from those it attached to.
-    for inf in gdb.inferiors():
-        if inf.pid > 0 and not inf.was_attached:
-            kill_guest(inf)
-
-
 Break()
 Kill()
-gdb.events.gdb_exiting.connect(on_gdb_exiting)
