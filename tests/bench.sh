@@ -122,7 +122,7 @@ test_table_says_why_a_figure_is_missing() {
 	expect_match status '^base 1 batch_add_batch_del fail$'
 }
 
-# Seed 003's table per variant and seed 002's percpu table, on the
+# The htab-mem table per variant and the bpf_ma percpu table, on the
 # captured bench consoles of the five variants (base's and
 # reuse-after-gp's from before no_op and the "needs SMP" reason), and the
 # needs-SMP row of add_del_on_diff_cpu.
@@ -236,7 +236,7 @@ test_markdown_sections_follow_the_results() {
 	report merge results.json --run base:1:logs/a --run new:1:logs/b || fail "merge failed"
 	report markdown results.json >table.md || fail "markdown failed"
 	cat table.md
-	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## htab-mem per variant (seed 003)|## Every workload, ratios to base|" ] ||
+	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## htab-mem per variant (RFC v2, Introduce BPF_MA_REUSE_AFTER_RCU_GP)|## Every workload, ratios to base|" ] ||
 		fail "sections: $(grep '^## ' table.md)"
 	expect_match table.md '^\| new_use_case \| 30\.00 ± 0\.00 \| 1\.50 ± 0\.00 \| 2\.00 \|$'
 	expect_match table.md '^\(2\) new$'
@@ -244,12 +244,12 @@ test_markdown_sections_follow_the_results() {
 	# Every table, in scripts/bench's order, each as its own command prints it.
 	five_variants_results
 	report markdown results.json >table.md || fail "markdown failed"
-	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## htab-mem per variant (seed 003)|## bpf_ma percpu (seed 002)|## Every workload, ratios to base|" ] ||
+	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## htab-mem per variant (RFC v2, Introduce BPF_MA_REUSE_AFTER_RCU_GP)|## bpf_ma percpu (v6, Reduce memory usage for bpf_global_percpu_ma)|## Every workload, ratios to base|" ] ||
 		fail "sections: $(grep '^## ' table.md)"
 	{
-		printf '## htab-mem per variant (seed 003)\n\n'
+		printf '## htab-mem per variant (RFC v2, Introduce BPF_MA_REUSE_AFTER_RCU_GP)\n\n'
 		report flavours results.json
-		printf '\n## bpf_ma percpu (seed 002)\n\n'
+		printf '\n## bpf_ma percpu (v6, Reduce memory usage for bpf_global_percpu_ma)\n\n'
 		report percpu results.json
 		printf '\n## Every workload, ratios to base\n\n'
 		report table results.json

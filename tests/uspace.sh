@@ -3,7 +3,7 @@
 # tool's report (ASan, UBSan, TSan, Valgrind) or an allocator WARN_ON
 # fails the run, also when the same suite has an expected failure, and
 # an expected failure's evidence cannot stand for its case's other
-# failures (issue 21).
+# failures.
 #
 # Stubs first: memalloc_test replaced by a script that prints a given
 # KTAP and tool report, judged against a table of this file's own.  Then
@@ -121,7 +121,7 @@ test_tool_report_fails_the_run() {
 	expect_match out '^# base: FAIL +valgrind\.report'
 }
 
-# Issue 21, hole 2: the report used to be the suite's "not ok", which
+# Hole 2: the report used to be the suite's "not ok", which
 # the expected failure's own "not ok" excused.
 test_tool_report_beside_an_expected_failure_fails_the_run() {
 	stub_table
@@ -180,7 +180,7 @@ test_tool_exit_status_without_a_known_report_fails_the_run() {
 	expect_match out '^not ok 2 valgrind\.report$'
 }
 
-# Issue 21, hole 1, as the judge sees it: the case's leak check failed
+# Hole 1, as the judge sees it: the case's leak check failed
 # first, so the evidence never comes, and the expected failure is a FAIL.
 test_expected_failure_that_leaked_fails_the_run() {
 	stub_table
@@ -262,7 +262,7 @@ real_run() {
 	cp "out.$d" out
 }
 
-# Issue 21, hole 1: a leak or a WARN_ON inside the case that base is
+# Hole 1: a leak or a WARN_ON inside the case that base is
 # expected to fail passed as that expected failure.
 test_leak_in_base_expected_failure_fails_the_run() {
 	base_tree
@@ -287,7 +287,7 @@ test_warn_in_base_expected_failure_fails_the_run() {
 	expect_no_match out 'XFAIL'
 }
 
-# Issue 21, hole 2: Valgrind's report in another case of the suite in
+# Hole 2: Valgrind's report in another case of the suite in
 # which base has its expected failure.
 test_valgrind_report_in_base_run_with_expected_failure_fails_the_run() {
 	base_tree

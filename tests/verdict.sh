@@ -246,7 +246,7 @@ test_expected_failure_for_every_variant() {
 	expect_match out '^XPASS htab_syscall.update_then_lookup'
 }
 
-# --- the holes of issue 14, each a run the judge must fail -----------------
+# --- the holes the judge once had, each a run it must fail -----------------
 
 # reuse-base cut to its first case (the expected failure), then the
 # suite killed by a signal, as init reports it.
@@ -396,7 +396,7 @@ test_sum_adds_every_run() {
 	expect_match out "^FAIL  $r3: reuse.no_immediate_reuse"
 }
 
-# --- the holes of issue 21, each a run the judge must fail -----------------
+# --- the holes an expected failure once hid, each a run the judge must fail
 
 test_expected_failure_is_its_failed_check_alone() {
 	# tools/uspace's no_reuse_before_gp on base, three ways: the evidence

@@ -68,7 +68,7 @@ bench-list: $(BENCH_BIN)
 
 bench-help:
 	@echo '  bench        boot each of VARIANTS BENCH_ROUNDS times (interleaved), run the benchmarks'
-	@echo '               (tools/bench), write $(BENCH_OUT)/<date>/: JSON, tables (seed 003 and 002 style), chart'
+	@echo '               (tools/bench), write $(BENCH_OUT)/<date>/: JSON, tables as the patch threads print them, chart'
 	@echo '  bench-list   the benchmarks and the options of the bench program'
 	@echo '  VARIANTS="$(VARIANTS)"  variants of BASE make bench compares (the first is the baseline), or all;'
 	@echo '               each in FLAVOR, or VARIANT[@BASE][:FLAVOR] (VARIANTS="base base@6.12 base@6.12:preempt")'

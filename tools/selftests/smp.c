@@ -370,7 +370,8 @@ static enum ktap_result reader_holds_across_delete(void)
 
 /* --- alloc_free_on_diff_cpu ------------------------------------------------
  *
- * Seed 003's add_del_on_diff_cpu: a producer on CPU 0 inserts keys
+ * The add_del_on_diff_cpu of Hou Tao's RFC v2 "Introduce
+ * BPF_MA_REUSE_AFTER_RCU_GP": a producer on CPU 0 inserts keys
  * 0, 1, 2, ... into a BPF_F_NO_PREALLOC hash map through the syscall
  * path (waiting while the map is full), a consumer on CPU 1 deletes
  * them in the same order: every element is allocated on one CPU and

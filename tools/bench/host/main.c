@@ -49,11 +49,13 @@ static const struct command commands[] = {
 	  "the summary as markdown: one row per workload, one column group\n"
 	  "per variant, then the ratio of each other variant to the first" },
 	{ "flavours", "RESULTS.json", 1, run_flavours,
-	  "the htab-mem workloads as seed 003 tabulates its four flavours: per\n"
+	  "the htab-mem workloads as RFC v2 \"Introduce\n"
+	  "BPF_MA_REUSE_AFTER_RCU_GP\" tabulates its four flavours: per\n"
 	  "variant, loop (k/s), average and peak memory (MiB) per workload" },
 	{ "percpu", "RESULTS.json", 1, run_percpu,
-	  "bpf_ma percpu as seed 002 reports it: per variant, alloc and free\n"
-	  "rates (M/s), average and peak memory (MiB), failed inserts" },
+	  "bpf_ma percpu as v6 \"Reduce memory usage for bpf_global_percpu_ma\"\n"
+	  "reports it: per variant, alloc and free rates (M/s), average and\n"
+	  "peak memory (MiB), failed inserts" },
 	{ "latency", "RESULTS.json", 1, cmd_latency,
 	  "each timed operation of each run (the documents' \"latency\", rcu_gp):\n"
 	  "median, p90 and max in microseconds and the number of timings, one\n"

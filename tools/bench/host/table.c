@@ -11,7 +11,7 @@
 #include "report.h"
 
 /*
- * Figures as the seeds print them: two decimals, none from 1000 on;
+ * Figures as the patch threads print them: two decimals, none from 1000 on;
  * a standard deviation with the decimals of its mean.
  */
 const char *fig(char *buf, size_t len, double v, double scale)

@@ -27,7 +27,7 @@ struct thread_table {
 	const char *bench;
 	/*
 	 * A table per variant, "(N) VARIANT" above it, a row per workload
-	 * (as seed 003 has one per flavour); else one table, a row per
+	 * (as the RFC v2 has one per flavour); else one table, a row per
 	 * variant.
 	 */
 	bool table_per_variant;
@@ -37,9 +37,9 @@ struct thread_table {
 
 static const struct thread_table thread_tables[] = {
 	{
-		/* Hou Tao's htab-mem, the four flavours of seed 003 (v2). */
+		/* Hou Tao's htab-mem, the four flavours of his RFC v2. */
 		.command = "flavours",
-		.heading = "htab-mem per variant (seed 003)",
+		.heading = "htab-mem per variant (RFC v2, Introduce BPF_MA_REUSE_AFTER_RCU_GP)",
 		.group = "htab-mem",
 		.table_per_variant = true,
 		.row_header = "name",
@@ -50,9 +50,9 @@ static const struct thread_table thread_tables[] = {
 		},
 	},
 	{
-		/* Yonghong Song's bench bpf_ma --percpu, seed 002. */
+		/* Yonghong Song's bench bpf_ma --percpu, his v6. */
 		.command = "percpu",
-		.heading = "bpf_ma percpu (seed 002)",
+		.heading = "bpf_ma percpu (v6, Reduce memory usage for bpf_global_percpu_ma)",
 		.bench = "percpu_alloc_free",
 		.row_header = "variant",
 		.columns = {
