@@ -137,26 +137,26 @@ five_variants_results() {
 	report merge results.json $runs || fail "merge failed"
 }
 
-test_flavours_table_has_a_block_per_variant() {
+test_designs_table_has_a_block_per_variant() {
 	five_variants_results
-	report flavours results.json >flavours.md || fail "flavours failed"
-	cat flavours.md
+	report designs results.json >designs.md || fail "designs failed"
+	cat designs.md
 	n=1
 	for v in base free-after-gp kmalloc-rcu percpu-marks reuse-after-gp; do
-		expect_match flavours.md "^\($n\) $v\$"
+		expect_match designs.md "^\($n\) $v\$"
 		n=$((n + 1))
 	done
-	[ "$(grep -c '^| name | loop (k/s) | average memory (MiB) | peak memory (MiB) |$' flavours.md)" -eq 5 ] ||
+	[ "$(grep -c '^| name | loop (k/s) | average memory (MiB) | peak memory (MiB) |$' designs.md)" -eq 5 ] ||
 		fail "not five tables"
-	[ "$(grep -Ec '^\| overwrite \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ \|$' flavours.md)" -eq 5 ] ||
+	[ "$(grep -Ec '^\| overwrite \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ \|$' designs.md)" -eq 5 ] ||
 		fail "not five overwrite rows with figures"
-	[ "$(grep -c '^| add_del_on_diff_cpu | skipped: needs 2 CPUs' flavours.md)" -eq 2 ] ||
+	[ "$(grep -c '^| add_del_on_diff_cpu | skipped: needs 2 CPUs' designs.md)" -eq 2 ] ||
 		fail "add_del_on_diff_cpu of the old consoles is not a skipped row"
-	[ "$(grep -c '^| add_del_on_diff_cpu | needs SMP: 2 CPUs .*this kernel has 1 | | |$' flavours.md)" -eq 3 ] ||
+	[ "$(grep -c '^| add_del_on_diff_cpu | needs SMP: 2 CPUs .*this kernel has 1 | | |$' designs.md)" -eq 3 ] ||
 		fail "add_del_on_diff_cpu of the new consoles is not a needs-SMP row"
-	[ "$(grep -Ec '^\| no_op \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ \|$' flavours.md)" -eq 3 ] ||
+	[ "$(grep -Ec '^\| no_op \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ ± [0-9.]+ \| [0-9.]+ \|$' designs.md)" -eq 3 ] ||
 		fail "not three no_op rows with figures"
-	expect_no_match flavours.md '^\| (hash_|percpu_)'
+	expect_no_match designs.md '^\| (hash_|percpu_)'
 }
 
 test_percpu_table_has_a_row_per_variant() {
@@ -170,16 +170,16 @@ test_percpu_table_has_a_row_per_variant() {
 	[ "$(grep -c '^| ' percpu.md)" -eq 7 ] || fail "not a header, a rule and five rows"
 }
 
-test_flavours_table_marks_needs_smp() {
+test_designs_table_marks_needs_smp() {
 	{
 		echo "@@ no_op"; doc no_op ok 1 1000
 		echo "@@ add_del_on_diff_cpu"; doc add_del_on_diff_cpu skip 0
 	} | sed 's/"needs 2 CPUs"/"needs SMP: 2 CPUs, this kernel has 1"/' | console logs/a
 	report merge results.json --run base:1:logs/a || fail "merge failed"
-	report flavours results.json >flavours.md || fail "flavours failed"
-	cat flavours.md
-	expect_match flavours.md '^\| no_op \| 1000 ± 0 \| 1\.50 ± 0\.00 \| 1\.00 \|$'
-	expect_match flavours.md '^\| add_del_on_diff_cpu \| needs SMP: 2 CPUs, this kernel has 1 \| \| \|$'
+	report designs results.json >designs.md || fail "designs failed"
+	cat designs.md
+	expect_match designs.md '^\| no_op \| 1000 ± 0 \| 1\.50 ± 0\.00 \| 1\.00 \|$'
+	expect_match designs.md '^\| add_del_on_diff_cpu \| needs SMP: 2 CPUs, this kernel has 1 \| \| \|$'
 	rc=0
 	report percpu results.json >percpu.md 2>err || rc=$?
 	[ $rc -ne 0 ] || fail "a percpu table without the percpu workload"
@@ -248,7 +248,7 @@ test_markdown_sections_follow_the_results() {
 		fail "sections: $(grep '^## ' table.md)"
 	{
 		printf '## htab-mem per variant (RFC v2, Introduce BPF_MA_REUSE_AFTER_RCU_GP)\n\n'
-		report flavours results.json
+		report designs results.json
 		printf '\n## bpf_ma percpu (v6, Reduce memory usage for bpf_global_percpu_ma)\n\n'
 		report percpu results.json
 		printf '\n## Every workload, ratios to base\n\n'

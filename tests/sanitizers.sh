@@ -38,7 +38,7 @@ report_all() {
 	expect_match latency.md '^\| base@6\.12:preempt \| 1 \| io_destroy .* \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [1-9][0-9]* \|$'
 	"$@" table results.json >table.md 2>>err || fail "table: $(cat err)"
 	"$@" status results.json >status 2>>err || fail "status: $(cat err)"
-	"$@" flavours results.json >flavours.md 2>>err || fail "flavours: $(cat err)"
+	"$@" designs results.json >designs.md 2>>err || fail "designs: $(cat err)"
 	"$@" percpu results.json >percpu.md 2>>err || fail "percpu: $(cat err)"
 	"$@" plot results.json chart.png >plot.gp 2>>err || fail "plot: $(cat err)"
 	"$@" markdown results.json >markdown.md 2>>err || fail "markdown: $(cat err)"

@@ -23,9 +23,9 @@ struct command {
 };
 
 /* The patch threads' tables, by their descriptions (threads.c). */
-static int run_flavours(int argc, char **argv)
+static int run_designs(int argc, char **argv)
 {
-	return cmd_thread_table("flavours", argv);
+	return cmd_thread_table("designs", argv);
 }
 
 static int run_percpu(int argc, char **argv)
@@ -42,15 +42,15 @@ static const struct command commands[] = {
 	  "all; VARIANT may name a flavor after a colon of its own\n"
 	  "(base:preempt:1:logs/...)" },
 	{ "markdown", "RESULTS.json", 1, cmd_markdown,
-	  "table.md: the patch threads' tables that have rows (flavours,\n"
+	  "table.md: the patch threads' tables that have rows (designs,\n"
 	  "percpu), the timed operations if any (latency), then every\n"
 	  "workload (table), each under a heading" },
 	{ "table", "RESULTS.json", 1, cmd_table,
 	  "the summary as markdown: one row per workload, one column group\n"
 	  "per variant, then the ratio of each other variant to the first" },
-	{ "flavours", "RESULTS.json", 1, run_flavours,
+	{ "designs", "RESULTS.json", 1, run_designs,
 	  "the htab-mem workloads as RFC v2 \"Introduce\n"
-	  "BPF_MA_REUSE_AFTER_RCU_GP\" tabulates its four flavours: per\n"
+	  "BPF_MA_REUSE_AFTER_RCU_GP\" tabulates its four designs: per\n"
 	  "variant, loop (k/s), average and peak memory (MiB) per workload" },
 	{ "percpu", "RESULTS.json", 1, run_percpu,
 	  "bpf_ma percpu as v6 \"Reduce memory usage for bpf_global_percpu_ma\"\n"

@@ -27,7 +27,7 @@ struct thread_table {
 	const char *bench;
 	/*
 	 * A table per variant, "(N) VARIANT" above it, a row per workload
-	 * (as the RFC v2 has one per flavour); else one table, a row per
+	 * (as the RFC v2 has one per design); else one table, a row per
 	 * variant.
 	 */
 	bool table_per_variant;
@@ -37,8 +37,8 @@ struct thread_table {
 
 static const struct thread_table thread_tables[] = {
 	{
-		/* Hou Tao's htab-mem, the four flavours of his RFC v2. */
-		.command = "flavours",
+		/* Hou Tao's htab-mem, the four designs of his RFC v2. */
+		.command = "designs",
 		.heading = "htab-mem per variant (RFC v2, Introduce BPF_MA_REUSE_AFTER_RCU_GP)",
 		.group = "htab-mem",
 		.table_per_variant = true,
