@@ -291,7 +291,7 @@ test-guest: $(KERNEL) $(IMAGE) $(JUDGE) check-filter
 
 # The long suites (tools/stress/), KTAP like the rest: not part of `make test`.
 stress: $(KERNEL) $(IMAGE) $(JUDGE)
-	uml/run --timeout $$(($(STRESS_SECONDS) + 300)) --logdir $(LOGS) --name $(RUN_NAME) $(RUN_ID) --where stress \
+	uml/run --timeout $$(($(STRESS_SECONDS) + 300)) --logdir $(LOGS) --name $(RUN_NAME) $(RUN_ID) --producer stress \
 		$(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS) kit.run=stress kit.env.KIT_STRESS_SECONDS=$(STRESS_SECONDS) \
 		kit.timeout=$$(($(STRESS_SECONDS) + 240))
 

@@ -229,7 +229,7 @@ test_full_disk_stops_the_judge_writing_results() {
 mkdir small/out
 head -c 4M /dev/zero >small/fill 2>/dev/null || true
 rc=0
-"$KIT/build/host/judge" --where selftests --out small/out pass.ktap >judge.out 2>&1 || rc=$?
+"$KIT/build/host/judge" --producer selftests --out small/out pass.ktap >judge.out 2>&1 || rc=$?
 echo "$rc" >judge.rc
 ls -A small/out >left
 STEPS

@@ -7,7 +7,7 @@ fail() {
 }
 
 # skip REASON: the case is skipped; tests/run prints REASON after "# SKIP",
-# and tools/report/expectations must allow it there (where "kit").  Kept
+# and tools/report/expectations must allow it there (producer "kit").  Kept
 # in $T/.skip-reason too, so that a skip under "$(...)", ">/dev/null" or
 # "2>err" still says why.
 skip() {
@@ -31,12 +31,12 @@ expect_no_match() {
 
 # fixture_run NAME VARIANT EXIT [KEY=VALUE...]: a run directory made of a
 # captured log, judged as a run of base 6.1 with uml/patches unless the
-# KEY=VALUEs (run.conf lines: base=, uml=, where=, tests=) say otherwise.
+# KEY=VALUEs (run.conf lines: base=, uml=, producer=, tests=) say otherwise.
 fixture_run() {
 	d=run-$1-$2
 	mkdir -p "$d"
 	cp "$TESTS/fixtures/$1.log" "$d/console.log"
-	printf 'variant=%s\ntimeout=300\nexit=%s\nbase=6.1\numl=yes\nwhere=selftests\n' "$2" "$3" >"$d/run.conf"
+	printf 'variant=%s\ntimeout=300\nexit=%s\nbase=6.1\numl=yes\nproducer=selftests\n' "$2" "$3" >"$d/run.conf"
 	shift 3
 	for kv; do
 		echo "$kv" >>"$d/run.conf"

@@ -106,7 +106,7 @@ test_runner_case_filter() {
 }
 
 test_real_run_log_is_judged_and_parsed() {
-	r=$(fixture_run upstream-test_maps reuse-after-gp 0 where=upstream 'tests=test_maps.!(*.map_parallel|*.map_stress)')
+	r=$(fixture_run upstream-test_maps reuse-after-gp 0 producer=upstream 'tests=test_maps.!(*.map_parallel|*.map_stress)')
 	"$KIT/tools/report/verdict" "$r" >out 2>&1 || fail "the captured upstream run did not pass"
 	expect_match out '^[0-9]+ passed, 0 failed, [0-9]+ skipped'
 	sed 's/^\(    \)ok \([0-9]* prealloc\.hashmap\)\(\r*\)$/\1not ok \2\3/' "$r/console.log" >bad.log
@@ -281,7 +281,7 @@ test_lru_cases_come_from_main() {
 # R0 and the selftest expects R1 (not a limit of UML: reported, not
 # denylisted).
 test_real_verifier_run_log_is_judged_and_parsed() {
-	r=$(fixture_run upstream-verifier reuse-after-gp 1 where=upstream tests=test_verifier,test_lru_map)
+	r=$(fixture_run upstream-verifier reuse-after-gp 1 producer=upstream tests=test_verifier,test_lru_map)
 	"$KIT/tools/report/verdict" "$r" >out 2>&1 ||
 		fail "the captured run failed: $(grep -E '^(FAIL|XPASS|PROBLEM)' out | head -n 3)"
 	# The six stable-drift failures (tools/report/expectations).

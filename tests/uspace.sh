@@ -20,7 +20,7 @@ EVIDENCE='# tools/uspace/memalloc_test.c:595: expected !reuses: 12 objects hande
 stub_table() {
 	cat >expectations <<'EOF'
 case     *.held_object
-where    uspace
+producer uspace
 variant  base
 shows    (^|: expected !reuses: )[1-9][0-9]* objects handed out again inside the read section that freed them$
 why      the stub's base hands a held object out again

@@ -17,6 +17,15 @@ test_passing_run_passes() {
 	expect_match out '^8 passed, 0 failed, 0 skipped$'
 }
 
+test_run_conf_with_the_old_where_key_is_refused() {
+	# A stress run's directory from before the key was renamed: judged
+	# by default as selftests, it would pass on the wrong expectations.
+	r=$(fixture_run pass reuse-after-gp 0)
+	sed -i 's/^producer=selftests$/where=stress/' "$r/run.conf"
+	[ "$(verdict "$r")" = 2 ] || fail "verdict judged a run.conf with where="
+	expect_match out 'run.conf has where=, now producer=: rename the key$'
+}
+
 test_failing_case_fails_the_run() {
 	# The same log with one case turned into a failure.
 	r=$(fixture_run pass reuse-after-gp 1)
@@ -206,7 +215,7 @@ test_kunit_parser_accepts_fixtures() {
 }
 
 test_suite_pattern_in_expectations() {
-	printf 'case reuse.*\nwhere selftests\nvariant other\nshows .\nwhy the whole suite fails on other\n' >expected
+	printf 'case reuse.*\nproducer selftests\nvariant other\nshows .\nwhy the whole suite fails on other\n' >expected
 	r=$(fixture_run reuse-base other 1)
 	rc=0
 	EXPECT=$T/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
@@ -225,12 +234,12 @@ test_real_kasan_report_fails_a_passing_run() {
 
 # The fallback cases' skips of reuse-base.log, allowed everywhere.
 fallback_skips() {
-	printf '\ncase reuse.*_fallback\nwhere selftests\nvariant *\nskip fail_bpf_reuse_batch\nwhy no knob\n'
+	printf '\ncase reuse.*_fallback\nproducer selftests\nvariant *\nskip fail_bpf_reuse_batch\nwhy no knob\n'
 }
 
 test_expected_failure_for_every_variant() {
 	{
-		printf 'case reuse.no_immediate_reuse\nwhere selftests\nvariant *\nshows reused\nwhy fails everywhere\n'
+		printf 'case reuse.no_immediate_reuse\nproducer selftests\nvariant *\nshows reused\nwhy fails everywhere\n'
 		fallback_skips
 	} >expected
 	r=$(fixture_run reuse-base some-variant 1)
@@ -238,7 +247,7 @@ test_expected_failure_for_every_variant() {
 	EXPECT=$T/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
 	[ $rc -eq 0 ] || fail "a failure declared for every variant failed the run"
 	expect_match out '^XFAIL reuse.no_immediate_reuse \(fails everywhere\)'
-	printf 'case htab_syscall.update_then_lookup\nwhere selftests\nvariant *\nshows .\nwhy fails everywhere\n' >expected
+	printf 'case htab_syscall.update_then_lookup\nproducer selftests\nvariant *\nshows .\nwhy fails everywhere\n' >expected
 	r=$(fixture_run pass other-variant 0)
 	rc=0
 	EXPECT=$T/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
@@ -265,7 +274,7 @@ test_crash_after_expected_failure_fails() {
 }
 
 test_cut_off_test_verifier_fails() {
-	r=$(fixture_run upstream-verifier reuse-after-gp 1 where=upstream tests=test_verifier,test_lru_map)
+	r=$(fixture_run upstream-verifier reuse-after-gp 1 producer=upstream tests=test_verifier,test_lru_map)
 	# The first 500 cases of test_verifier, then its per-suite timeout.
 	awk '/^    (not )?ok [0-9]+ / && ++n > 500 { exit } { print }' \
 		"$TESTS/fixtures/upstream-verifier.log" >"$r/console.log"
@@ -404,7 +413,7 @@ test_expected_failure_is_its_failed_check_alone() {
 	# that failed (tsan: reuse_check() before 91f00c1), and the evidence with a
 	# Valgrind report in the case (valgrind).
 	rc=0
-	"$JUDGE" --where uspace --base 6.1 --variant base --expect "$KIT/tools/report/expectations" \
+	"$JUDGE" --producer uspace --base 6.1 --variant base --expect "$KIT/tools/report/expectations" \
 		"$TESTS/fixtures/uspace-xfail.ktap" >out 2>&1 || rc=$?
 	[ $rc -eq 1 ] || fail "judge exited $rc, not 1"
 	expect_match out '^XFAIL asan.no_reuse_before_gp '
@@ -465,7 +474,7 @@ test_suite_of_the_image_that_did_not_run_fails() {
 
 judge_kit() {
 	rc=0
-	"$JUDGE" --where kit --expect "$KIT/tools/report/expectations" "$@" >out 2>&1 || rc=$?
+	"$JUDGE" --producer kit --expect "$KIT/tools/report/expectations" "$@" >out 2>&1 || rc=$?
 	echo $rc
 }
 
@@ -485,7 +494,7 @@ test_undeclared_skip_fails() {
 	r=$(fixture_run pass reuse-after-gp 0)
 	sed -i 's/^    ok 2 overwrite_replaces_value/    ok 2 overwrite_replaces_value # SKIP not today/' "$r/console.log"
 	[ "$(verdict "$r")" = 1 ] || fail "an undeclared skip passed"
-	expect_match out "^FAIL  htab_syscall.overwrite_replaces_value: skipped \(not today\), but no skip of it is declared for where selftests, variant reuse-after-gp, base 6.1"
+	expect_match out "^FAIL  htab_syscall.overwrite_replaces_value: skipped \(not today\), but no skip of it is declared for producer selftests, variant reuse-after-gp, base 6.1"
 	# reuse-after-gp on 6.1 has the fallback knob: its fallback cases may
 	# not skip, where base's may.
 	r=$(fixture_run reuse-base reuse-after-gp 1)
@@ -498,7 +507,7 @@ test_undeclared_skip_fails() {
 
 test_every_kit_skip_is_declared() {
 	# Each skip "REASON" of tests/, its $variables made words, must be
-	# allowed for where "kit": an undeclared one would fail make test.
+	# allowed for producer "kit": an undeclared one would fail make test.
 	grep -h -E '(^|[[:space:]])skip "' "$TESTS"/*.sh | grep -v "sed -n" |
 		sed -n 's/.*skip "\([^"]*\)".*/\1/p' | grep -vx REASON |
 		sed 's/\$([^)]*)/x/g; s/\${[^}]*}/x/g; s/\$[A-Za-z_0-9]*/x/g' | sort -u >reasons

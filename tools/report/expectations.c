@@ -56,8 +56,8 @@ void load_expectations(const char *path)
 		}
 		if (!strcmp(key, "case"))
 			e->cases = xstrdup(val);
-		else if (!strcmp(key, "where"))
-			e->where = xstrdup(val);
+		else if (!strcmp(key, "producer"))
+			e->producer = xstrdup(val);
 		else if (!strcmp(key, "variant"))
 			e->variants = xstrdup(val);
 		else if (!strcmp(key, "base"))
@@ -85,7 +85,7 @@ void load_expectations(const char *path)
 			regfree(&re);
 			e->shows[e->nr_shows++] = xstrdup(val);
 		} else {
-			die("%s:%d: unknown key '%s' (case, where, variant, base, uml, shows, skip, tool, why)",
+			die("%s:%d: unknown key '%s' (case, producer, variant, base, uml, shows, skip, tool, why)",
 			    path, n, key);
 		}
 	}
@@ -93,8 +93,8 @@ void load_expectations(const char *path)
 	fclose(f);
 	for (n = 0; n < nr_expectations; n++) {
 		e = &expectations[n];
-		if (!e->cases || !e->where || !e->variants || !e->why)
-			die("%s:%d: an expectation needs case, where, variant and why", e->file, e->line);
+		if (!e->cases || !e->producer || !e->variants || !e->why)
+			die("%s:%d: an expectation needs case, producer, variant and why", e->file, e->line);
 		if (e->skip && (e->nr_shows || e->tool))
 			die("%s:%d: %s: an allowed skip ('skip REGEX') is a stanza of its own",
 			    e->file, e->line, e->cases);
@@ -124,7 +124,7 @@ static bool in_list(const char *list, const char *value)
 
 bool applies(const struct expectation *e)
 {
-	return in_list(e->where, run.where) && in_list(e->variants, run.variant) &&
+	return in_list(e->producer, run.producer) && in_list(e->variants, run.variant) &&
 	       in_list(e->bases, run.base) && in_list(e->uml, run.uml);
 }
 

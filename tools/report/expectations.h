@@ -12,7 +12,7 @@ struct expectation {
 	char *file;
 	int line;
 	char *cases;			/* glob of suite.case */
-	char *where, *variants, *bases, *uml;
+	char *producer, *variants, *bases, *uml;
 	char *shows[4];
 	int nr_shows;
 	char *skip;			/* an allowed skip: the reason's regex */
@@ -25,7 +25,7 @@ extern struct expectation *expectations;
 extern int nr_expectations;
 
 void load_expectations(const char *path);
-/* @e is for the run's identity (run.where, run.variant, run.base, run.uml). */
+/* @e is for the run's identity (run.producer, run.variant, run.base, run.uml). */
 bool applies(const struct expectation *e);
 /* The expected failure of @name here, if any. */
 struct expectation *expectation_of(const char *name);

@@ -14,8 +14,8 @@
  *   judge [options] KTAP-FILE
  *     --out DIR           write DIR/results.json, DIR/failures, DIR/summary
  *     --expect FILE       the expectations table (default: none)
- *     --where PRODUCER    selftests, upstream, stress, uspace, kit (the
- *                         expectations' "where" key)
+ *     --producer P        selftests, upstream, stress, uspace, kit (the
+ *                         expectations' "producer" key)
  *     --base B --variant V --uml yes|no
  *                         the run's identity, each its own key
  *     --filter GLOBS      the run's case filter (kit.t=): an expected case
@@ -33,7 +33,7 @@
  *
  * With KIT_RESULTS_LIST set, a judged run appends its --out directory to
  * that file: make test (tests/run-all) adds them up at the end.
- *   judge --list --expect FILE --where P --base B --variant V --uml U
+ *   judge --list --expect FILE --producer P --base B --variant V --uml U
  *                         print the expectations that apply, a line each:
  *                         case, tool (or -), why (tools/uspace/run)
  *
@@ -63,18 +63,18 @@
 #include "report.h"
 #include "rules.h"
 
-struct run run = { .where = "selftests", .base = "", .variant = "", .uml = "yes" };
+struct run run = { .producer = "selftests", .base = "", .variant = "", .uml = "yes" };
 
 /* The report, kept until exit (a one-shot program frees nothing). */
 static struct block *docs;
 
 static void usage(void)
 {
-	fputs("usage: judge [--out DIR] [--expect FILE] [--where P] [--base B] [--variant V]\n"
+	fputs("usage: judge [--out DIR] [--expect FILE] [--producer P] [--base B] [--variant V]\n"
 	      "             [--uml yes|no] [--filter GLOBS]\n"
 	      "             [--suites FILE] [--problem TEXT]... KTAP-FILE\n"
 	      "       judge --sum DIR...\n"
-	      "       judge --list --expect FILE [--where P] [--base B] [--variant V] [--uml U]\n",
+	      "       judge --list --expect FILE [--producer P] [--base B] [--variant V] [--uml U]\n",
 	      stderr);
 	exit(2);
 }
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "out", required_argument, NULL, 'o' },
 		{ "expect", required_argument, NULL, 'e' },
-		{ "where", required_argument, NULL, 'w' },
+		{ "producer", required_argument, NULL, 'P' },
 		{ "base", required_argument, NULL, 'b' },
 		{ "variant", required_argument, NULL, 'v' },
 		{ "uml", required_argument, NULL, 'u' },
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'e': expect = optarg; break;
-		case 'w': run.where = optarg; break;
+		case 'P': run.producer = optarg; break;
 		case 'b': run.base = optarg; break;
 		case 'v': run.variant = optarg; break;
 		case 'u': run.uml = optarg; break;

@@ -76,7 +76,7 @@ static void write_results(const char *dir, int counts[5], int failed, const char
 	for (i = 0; i < run.nr_problems; i++)
 		json_array_append_new(probs, json_string(run.problems[i]));
 	json_object_set_new(root, "identity",
-			    json_pack("{s:s, s:s, s:s, s:s, s:s}", "where", run.where,
+			    json_pack("{s:s, s:s, s:s, s:s, s:s}", "producer", run.producer,
 				      "base", run.base, "variant", run.variant, "uml", run.uml,
 				      "filter", run.filter ? run.filter : "all"));
 	json_object_set_new(root, "passed", json_integer(counts[PASS] + counts[XFAIL]));

@@ -15,7 +15,7 @@ extern const char *const outcome_names[];
 
 /* The run being judged: its identity, its filter and what its caller found. */
 struct run {
-	const char *where, *base, *variant, *uml, *filter, *suites;
+	const char *producer, *base, *variant, *uml, *filter, *suites;
 	char *problems[32];
 	int nr_problems;
 };

@@ -64,7 +64,7 @@ static bool selected(const char *name)
  * Diagnostics printed before the check are not evidence: they may come
  * from before a check that failed for another reason.
  *
- * The tree's own programs (where "upstream") print no such lines: each
+ * The tree's own programs (producer "upstream") print no such lines: each
  * case is one program, relayed by tools/upstream/child.c, whose failed
  * check is its exit ("exited with N"), and which carries everything the
  * program printed before it.
@@ -109,7 +109,7 @@ static bool is_tool_report(const char *d)
 
 static bool upstream_run(void)
 {
-	return !strcmp(run.where, "upstream");
+	return !strcmp(run.producer, "upstream");
 }
 
 /* @re matches the message of the failed check @d, or a part of it after ": ". */
@@ -187,7 +187,7 @@ static void judge_leaf(const char *name, enum outcome o, char *note, struct resu
 
 static char *identity(void)
 {
-	return xasprintf("where %s, variant %s, base %s, uml %s", run.where,
+	return xasprintf("producer %s, variant %s, base %s, uml %s", run.producer,
 			 *run.variant ? run.variant : "-", *run.base ? run.base : "-", run.uml);
 }
 

@@ -144,7 +144,7 @@ upstream-check-filter: $(UP_SUITES_LIST) $(CHECK_FILTER)
 selftests-upstream: TIMEOUT := $(UPSTREAM_TIMEOUT)
 selftests-upstream: $(KERNEL) $(UP_IMAGE) $(JUDGE) upstream-check-filter
 	@scripts/max-map-count $(UPSTREAM_MEM)
-	$(RUN) --where upstream --suites $(UP_SUITES_LIST) $(KERNEL) $(UP_IMAGE) -- $(FLAVOR_ARGS) $(UPSTREAM_ARGS) kit.run=upstream \
+	$(RUN) --producer upstream --suites $(UP_SUITES_LIST) $(KERNEL) $(UP_IMAGE) -- $(FLAVOR_ARGS) $(UPSTREAM_ARGS) kit.run=upstream \
 		kit.timeout=$$(($(TIMEOUT) - 60))
 
 # make test's size: all but test_maps' two fork-heavy cases, which fork

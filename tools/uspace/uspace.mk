@@ -226,7 +226,7 @@ uspace-explore-test: $(JUDGE)
 		echo "$$result $$n $$v" >>$$ktap; \
 	done; \
 	cat $$ktap; \
-	$(JUDGE) --out $(CURDIR)/$(EXPLORE_RESULTS) --where explore --base $(KIT_BASE) $$ktap
+	$(JUDGE) --out $(CURDIR)/$(EXPLORE_RESULTS) --producer explore --base $(KIT_BASE) $$ktap
 
 # make test's share (tests/run-all, 6.1 only for now): the variants
 # uspace-test-quick runs.
