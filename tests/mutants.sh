@@ -68,14 +68,14 @@ test_caught_only_by_the_intended_case_or_a_splat() {
 	results report '{"cases": [{"name": "asan.report", "outcome": "fail",
 		"diagnostics": ["# ==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x1"]},
 		{"name": "asan.destroy_in_flight", "outcome": "pass"}], "problems": []}'
-	"$CAUGHT" --catches 'uspace:destroy_in_flight' --uspace report >out || fail "a KIND.report case is not counted: $(cat out)"
+	"$CAUGHT" --catches 'uspace:destroy_in_flight' --uspace report >out || fail "a TOOL.report case is not counted: $(cat out)"
 	expect_match out 'asan report: ERROR: AddressSanitizer: heap-use-after-free'
 
-	results kinds '{"cases": [{"name": "asan.no_reuse_before_gp", "outcome": "pass"},
+	results tools '{"cases": [{"name": "asan.no_reuse_before_gp", "outcome": "pass"},
 		{"name": "valgrind.no_reuse_before_gp", "outcome": "fail"}], "problems": []}'
-	out=$("$CAUGHT" --catches 'uspace:no_reuse_before_gp' --uspace kinds) ||
-		fail "a kind's failure of the intended case is not counted: $out"
-	case $out in *"no_reuse_before_gp (valgrind)"*) ;; *) fail "the kind is not named: $out" ;; esac
+	out=$("$CAUGHT" --catches 'uspace:no_reuse_before_gp' --uspace tools) ||
+		fail "a tool's failure of the intended case is not counted: $out"
+	case $out in *"no_reuse_before_gp (valgrind)"*) ;; *) fail "the tool is not named: $out" ;; esac
 }
 
 test_caught_without_results_is_an_error() {

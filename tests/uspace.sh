@@ -28,8 +28,8 @@ EOF
 	export KIT_EXPECTATIONS=$T/expectations
 }
 
-# stub KIND RC [STDERR-LINE...]: memalloc_test of "base" built KIND is a
-# script that prints ktap.KIND (made by the case) on stdout, the lines
+# stub TOOL RC [STDERR-LINE...]: memalloc_test of "base" built TOOL is a
+# script that prints ktap.TOOL (made by the case) on stdout, the lines
 # on stderr and exits RC.  valgrind on PATH runs the program it is given
 # with no options, so that the stub stands for a whole Valgrind run.
 stub() {
@@ -54,7 +54,7 @@ EOF
 	chmod +x bin/valgrind
 }
 
-# ktap KIND [RESULT...]: the KTAP of memalloc_test built KIND: a case
+# ktap TOOL [RESULT...]: the KTAP of memalloc_test built TOOL: a case
 # "overwrite" that passes and each RESULT ("xfail": the expected failure
 # with its evidence, "leak": that case failing on a leak, "ok": it passes).
 ktap() {
@@ -78,12 +78,12 @@ ktap() {
 	} >"ktap.$k"
 }
 
-# run_kinds KINDS...: tools/uspace/run over the stubs; its exit status
+# run_tools TOOLS...: tools/uspace/run over the stubs; its exit status
 # in $rc, its output in out
-run_kinds() {
+run_tools() {
 	rc=0
 	PATH=$T/bin:$PATH "$RUN" --build "$T/us" --src "$T/src" --tag '' --base 6.1 --cpus 4 \
-		--scale 1 --variants base --kinds "$*" >out 2>&1 || rc=$?
+		--scale 1 --variants base --tools "$*" >out 2>&1 || rc=$?
 }
 
 expect_run_passed() {
@@ -102,7 +102,7 @@ test_expected_failure_alone_passes() {
 	stub_table
 	ktap valgrind xfail
 	stub valgrind 1
-	run_kinds valgrind
+	run_tools valgrind
 	expect_run_passed
 	expect_match out '^ok 2 valgrind\.report$'
 	expect_match out '^# base: XFAIL valgrind\.held_object'
@@ -113,7 +113,7 @@ test_tool_report_fails_the_run() {
 	stub_table
 	ktap valgrind ok
 	stub valgrind 99 "$INVALID_READ"
-	run_kinds valgrind
+	run_tools valgrind
 	expect_run_failed
 	expect_match out '^ok 1 valgrind # '
 	expect_match out '^# ==4242== Invalid read of size 8$'
@@ -127,7 +127,7 @@ test_tool_report_beside_an_expected_failure_fails_the_run() {
 	stub_table
 	ktap valgrind xfail
 	stub valgrind 99 "$INVALID_READ"
-	run_kinds valgrind
+	run_tools valgrind
 	expect_run_failed
 	expect_match out '^not ok 1 valgrind # '
 	expect_match out '^not ok 2 valgrind\.report$'
@@ -141,7 +141,7 @@ test_warn_beside_an_expected_failure_fails_the_run() {
 	stub_table
 	ktap asan xfail
 	stub asan 1 'WARNING: CPU: 2 at kernel/bpf/memalloc.c:301: c->free_cnt < 0'
-	run_kinds asan
+	run_tools asan
 	expect_run_failed
 	expect_match out '^# WARNING: CPU: 2 at kernel/bpf/memalloc\.c:301'
 	expect_match out '^not ok 2 asan\.report$'
@@ -158,7 +158,7 @@ test_sanitizer_report_cutting_a_suite_short_fails_the_run() {
 	stub asan 99 '==4242==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010'
 	ktap valgrind xfail
 	stub valgrind 1
-	run_kinds asan valgrind
+	run_tools asan valgrind
 	expect_run_failed
 	expect_match out '^not ok 2 asan\.report$'
 	expect_match out '^ok 4 valgrind\.report$'
@@ -173,7 +173,7 @@ test_tool_exit_status_without_a_known_report_fails_the_run() {
 	stub_table
 	ktap valgrind ok
 	stub valgrind 99 '==4242== Something new that Valgrind found'
-	run_kinds valgrind
+	run_tools valgrind
 	expect_run_failed
 	expect_match out 'valgrind exited with its report status 99, but no line of .* is a known report'
 	expect_match out '^# ==4242== Something new that Valgrind found$'
@@ -186,7 +186,7 @@ test_expected_failure_that_leaked_fails_the_run() {
 	stub_table
 	ktap valgrind leak
 	stub valgrind 1
-	run_kinds valgrind
+	run_tools valgrind
 	expect_run_failed
 	expect_match out '^# base: FAIL +valgrind\.held_object: expected to fail showing .* but it said: .*8 bytes still allocated after destroy'
 	expect_match out '^ok 2 valgrind\.report$'
@@ -222,7 +222,7 @@ EOF
 	cc -g -O0 -o us/base/valgrind/memalloc_test bad.c || fail "cc bad.c failed"
 	rc=0
 	"$RUN" --build "$T/us" --src "$T/src" --tag '' --base 6.1 --cpus 4 --scale 1 \
-		--variants base --kinds valgrind >out 2>&1 || rc=$?
+		--variants base --tools valgrind >out 2>&1 || rc=$?
 	expect_run_failed
 	expect_match out '^# ==[0-9]+== Invalid read of size 1$'
 	expect_match out '^not ok 2 valgrind\.report$'
@@ -242,7 +242,7 @@ base_tree() {
 	skip "no base tree (make BASE=6.1 VARIANT=base uspace-src)"
 }
 
-# mutant DIR KIND [WHAT:CASE-GLOB]: memalloc_test of base built KIND in
+# mutant DIR TOOL [WHAT:CASE-GLOB]: memalloc_test of base built TOOL in
 # DIR, with that fault injected (none without it).
 mutant() {
 	make -s --no-print-directory -C "$KIT" BASE=6.1 US="$T/$1" USPACE_VARIANTS=base \
@@ -250,7 +250,7 @@ mutant() {
 		{ cat build.log; fail "could not build $1/base/$2/memalloc_test"; }
 }
 
-# real_run DIR KINDS: tools/uspace/run over DIR as make uspace-quick
+# real_run DIR TOOLS: tools/uspace/run over DIR as make uspace-quick
 # runs it, at 1 % of the iterations, with the kit's own expectations
 real_run() {
 	rc=0
@@ -258,7 +258,7 @@ real_run() {
 	shift
 	env -u KIT_EXPECTATIONS "$RUN" --build "$T/$d" --src "$KIT/$(dirname "$(fact base@6.1 src)")" \
 		--tag "$(fact base@6.1 tag)" --base 6.1 \
-		--cpus 4 --scale 1 --variants base --kinds "$*" >"out.$d" 2>&1 || rc=$?
+		--cpus 4 --scale 1 --variants base --tools "$*" >"out.$d" 2>&1 || rc=$?
 	cp "out.$d" out
 }
 

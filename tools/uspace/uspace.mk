@@ -11,7 +11,7 @@
 
 # Variants to run: every variant of the base (kernel/patches/<base>/*/series).
 USPACE_VARIANTS ?= $(KNOWN_VARIANTS)
-USPACE_KINDS ?= asan tsan valgrind
+USPACE_TOOLS ?= asan tsan valgrind
 # CPUs (threads) of the model; add_del_on_diff_cpu pairs them up.
 USPACE_CPUS ?= 4
 # Percent of the full iteration counts for make uspace-quick.
@@ -53,7 +53,7 @@ us_cc = $(CC) $(US_WARN) $(US_CFLAGS_$(2)) -I$(US_DIR)/include -Itools/lib \
 	-idirafter $(call us_src,$(1))/include -include $(call us_src,$(1))/include/linux/kconfig.h \
 	$(if $(US_INJECT),-DUSPACE_INJECT='"$(US_INJECT)"')
 
-US_BINS := $(foreach v,$(USPACE_VARIANTS),$(foreach k,$(USPACE_KINDS) bench,$(US)/$(v)/$(k)/memalloc_test))
+US_BINS := $(foreach v,$(USPACE_VARIANTS),$(foreach k,$(USPACE_TOOLS) bench,$(US)/$(v)/$(k)/memalloc_test))
 
 define us_bin_rule
 $(US)/$(1)/$(2)/memalloc_test: $(call us_src,$(1))/kernel/bpf/memalloc.c $(US_DEPS)
@@ -63,7 +63,7 @@ $(US)/$(1)/$(2)/memalloc_test: $(call us_src,$(1))/kernel/bpf/memalloc.c $(US_DE
 		$(call us_src,$(1))/lib/llist.c $(US_SHIM) $(US_DIR)/memalloc_test.c \
 		tools/lib/ktap.c tools/lib/filter.c -o $$@ $(US_LIBS)
 endef
-$(foreach v,$(USPACE_VARIANTS),$(foreach k,$(USPACE_KINDS) bench,$(eval $(call us_bin_rule,$(v),$(k)))))
+$(foreach v,$(USPACE_VARIANTS),$(foreach k,$(USPACE_TOOLS) bench,$(eval $(call us_bin_rule,$(v),$(k)))))
 
 .PHONY: uspace-src uspace-trees uspace-bins uspace-test uspace-quick uspace-bench uspace-help
 
@@ -81,7 +81,7 @@ uspace-bins: uspace-trees
 # and results (make test beside a make uspace-test in another terminal).
 US_LOCK = scripts/with-lock $(US).lock
 US_RUN = $(US_LOCK) $(US_DIR)/run --build $(US) --src '$(BUILD)/src' --tag '$(BASE_TAG)' --base $(KIT_BASE) --cpus $(USPACE_CPUS) \
-	--variants '$(USPACE_VARIANTS)' --kinds '$(USPACE_KINDS)'
+	--variants '$(USPACE_VARIANTS)' --tools '$(USPACE_TOOLS)'
 
 uspace-test: uspace-bins $(JUDGE)
 	@$(US_RUN) --scale 100
