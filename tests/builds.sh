@@ -3,7 +3,7 @@
 # two commands of one tree take turns, and an interrupted step leaves the
 # previous result whole and the next run resumes.
 
-# A kit of its own in $T with an empty series and a tree of many files,
+# A kit of its own in $SCRATCH with an empty series and a tree of many files,
 # so that unpacking it takes long enough to be interrupted.
 slow_kit() {
 	mkdir -p kit/kernel/patches/v kit/uml/patches/6.1 tree/kernel/bpf
@@ -92,10 +92,10 @@ test_current_kernel_skips_kbuild_and_edits_do_not() {
 }
 
 test_lock_makes_the_second_command_wait() {
-	"$KIT/scripts/with-lock" "$T/tree.lock" sh -c 'echo first-start >>order; sleep 2; echo first-end >>order' &
+	"$KIT/scripts/with-lock" "$SCRATCH/tree.lock" sh -c 'echo first-start >>order; sleep 2; echo first-end >>order' &
 	first=$!
 	sleep 0.5
-	"$KIT/scripts/with-lock" "$T/tree.lock" sh -c 'echo second >>order' 2>err
+	"$KIT/scripts/with-lock" "$SCRATCH/tree.lock" sh -c 'echo second >>order' 2>err
 	wait "$first"
 	printf 'first-start\nfirst-end\nsecond\n' | cmp -s - order ||
 		fail "the two commands overlapped: $(tr '\n' ' ' <order)"
@@ -104,16 +104,16 @@ test_lock_makes_the_second_command_wait() {
 
 test_interrupted_prepare_source_keeps_the_old_tree() {
 	slow_kit
-	kit/kernel/prepare-source v "$T/src/v" "$T/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
-	echo old >"$T/src/v/marker"
+	kit/kernel/prepare-source v "$SCRATCH/src/v" "$SCRATCH/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
+	echo old >"$SCRATCH/src/v/marker"
 	for s in 0.1 0.3 0.6; do
-		ctrl_c_after "$s" kit/kernel/prepare-source v "$T/src/v" "$T/tree"
+		ctrl_c_after "$s" kit/kernel/prepare-source v "$SCRATCH/src/v" "$SCRATCH/tree"
 		# Either the old tree or a whole new one, never half of one.
-		[ -f "$T/src/v/Makefile" ] || fail "interrupted after $s s: no tree at src/v"
-		[ "$(find "$T/src/v" -type f | wc -l)" -ge 4002 ] || fail "interrupted after $s s: a partial tree"
-		[ -z "$(ls -d "$T"/src/v.tmp.* 2>/dev/null)" ] || fail "interrupted after $s s: temporary tree left behind"
+		[ -f "$SCRATCH/src/v/Makefile" ] || fail "interrupted after $s s: no tree at src/v"
+		[ "$(find "$SCRATCH/src/v" -type f | wc -l)" -ge 4002 ] || fail "interrupted after $s s: a partial tree"
+		[ -z "$(ls -d "$SCRATCH"/src/v.tmp.* 2>/dev/null)" ] || fail "interrupted after $s s: temporary tree left behind"
 	done
-	kit/kernel/prepare-source v "$T/src/v" "$T/tree" >out 2>&1 || fail "the next prepare-source failed: $(cat out)"
+	kit/kernel/prepare-source v "$SCRATCH/src/v" "$SCRATCH/tree" >out 2>&1 || fail "the next prepare-source failed: $(cat out)"
 }
 
 test_interrupted_mkimage_keeps_the_old_image() {
@@ -157,11 +157,11 @@ test_kernel_build_interrupted_then_resumed() {
 
 test_two_make_runs_of_one_variant_both_pass() {
 	use_default_kernel
-	make -s -C "$KIT" run T=htab_syscall LOGS="$T/warm" >warm.out 2>&1 || fail "make run failed: $(tail -n 3 warm.out)"
+	make -s -C "$KIT" run T=htab_syscall LOGS="$SCRATCH/warm" >warm.out 2>&1 || fail "make run failed: $(tail -n 3 warm.out)"
 	mark
-	make -s -C "$KIT" run T=htab_syscall LOGS="$T/logs" >first 2>&1 &
+	make -s -C "$KIT" run T=htab_syscall LOGS="$SCRATCH/logs" >first 2>&1 &
 	first=$!
-	make -s -C "$KIT" run T=htab_syscall LOGS="$T/logs" >second 2>&1 || fail "the second make run failed: $(tail -n 5 second)"
+	make -s -C "$KIT" run T=htab_syscall LOGS="$SCRATCH/logs" >second 2>&1 || fail "the second make run failed: $(tail -n 5 second)"
 	wait "$first" || fail "the first make run failed: $(tail -n 5 first)"
 	[ -z "$(find "$obj/" -name '*.o' ! -name '.tmp_*' -newer stamp)" ] ||
 		fail "the two runs recompiled: $(find "$obj/" -name '*.o' ! -name '.tmp_*' -newer stamp | head -n 3)"
@@ -172,8 +172,8 @@ test_two_make_runs_of_one_variant_both_pass() {
 	done
 }
 
-# in_small_fs SIZE SCRIPT: run the sh SCRIPT (in $T) in a mount namespace
-# where $T/small is a tmpfs of SIZE, so a full disk needs no root games on
+# in_small_fs SIZE SCRIPT: run the sh SCRIPT (in $SCRATCH) in a mount namespace
+# where $SCRATCH/small is a tmpfs of SIZE, so a full disk needs no root games on
 # the real one; skips where no mount namespace can be had.
 in_small_fs() {
 	mkdir -p small
@@ -181,7 +181,7 @@ in_small_fs() {
 	[ "$(id -u)" -eq 0 ] || ns=-rm
 	unshare $ns sh -c 'mount -t tmpfs -o size=1m tmpfs small' 2>ns.err ||
 		skip "cannot mount a small tmpfs here (unshare $ns: $(head -n 1 ns.err))"
-	unshare $ns sh -c 'mount -t tmpfs -o size="$1" tmpfs small && cd "$T" && exec sh -eu "$2"' sh "$1" "$2"
+	unshare $ns sh -c 'mount -t tmpfs -o size="$1" tmpfs small && cd "$SCRATCH" && exec sh -eu "$2"' sh "$1" "$2"
 }
 
 # on_full_disk SIZE SNAPSHOT MAKE_OLD MAKE_NEW: in a tmpfs of SIZE, make
@@ -239,7 +239,7 @@ STEPS
 	[ ! -s left ] || fail "results written in part: $(cat left)"
 }
 
-# mini_kit: a kit in $T whose variant v has one patch of tree/a.c.
+# mini_kit: a kit in $SCRATCH whose variant v has one patch of tree/a.c.
 mini_kit() {
 	mkdir -p kit/kernel/patches/v kit/uml/patches/6.1 tree/kernel/bpf
 	copy_prepare_source
@@ -259,14 +259,14 @@ mini_patch() {
 test_patch_message_change_rebuilds_nothing() {
 	mini_kit
 	mini_patch "first words" "int c;"
-	kit/kernel/prepare-source v "$T/src/v" "$T/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
+	kit/kernel/prepare-source v "$SCRATCH/src/v" "$SCRATCH/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
 	touch -d '2020-01-01' src/v/a.c
 	mini_patch "better words" "int c;"
-	kit/kernel/prepare-source v "$T/src/v" "$T/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
+	kit/kernel/prepare-source v "$SCRATCH/src/v" "$SCRATCH/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
 	[ "$(stat -c %Y src/v/a.c)" = "$(date -d 2020-01-01 +%s)" ] ||
 		fail "a.c was touched though only the patch's message changed"
 	mini_patch "better words" "int d;"
-	kit/kernel/prepare-source v "$T/src/v" "$T/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
+	kit/kernel/prepare-source v "$SCRATCH/src/v" "$SCRATCH/tree" >out 2>&1 || fail "prepare-source: $(cat out)"
 	[ "$(stat -c %Y src/v/a.c)" -gt "$(date -d 2020-01-02 +%s)" ] ||
 		fail "a.c kept its old mtime though the patch changed it"
 	grep -q 'int d;' src/v/a.c || fail "a.c is not the new patch's: $(cat src/v/a.c)"

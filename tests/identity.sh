@@ -96,10 +96,10 @@ test_no_script_parses_a_spec_or_globs_builds() {
 	cd "$KIT"
 	git ls-files '*.mk' scripts tests/run tests/run-all tests/lib.sh kernel/prepare-source \
 		kernel/mutants/run uml/run tools/uspace/run tools/uspace/bench |
-		grep -v '\.py$\|\.gdb$\|\.md$\|scripts/identity\.sh$' >"$T/files"
+		grep -v '\.py$\|\.gdb$\|\.md$\|scripts/identity\.sh$' >"$SCRATCH/files"
 	# shellcheck disable=SC2046 # file names without blanks
 	grep -nE '%%?@\*|#\*@|\(subst [@:],|findstring @|build/(src/)?\*|build/logs/\*|print-(kernel|identity|flavor-args|rootfs|upstream-image)|\$\(BUILD\)/src/[^ ]*\$\(BASE_TAG\)|upstream/DENYLIST|" !?= 6\.1 |:-6\.1|[a-z]=6\.1( |$)' \
-		$(cat "$T/files") | grep -v ':[0-9]*:[[:space:]]*#' >"$T/hits" || true
-	[ ! -s "$T/hits" ] || { cat "$T/hits"; fail "parsing a spec or globbing build/ outside the resolver:" \
-		"$(cut -d: -f1,2 "$T/hits" | tr '\n' ' ')"; }
+		$(cat "$SCRATCH/files") | grep -v ':[0-9]*:[[:space:]]*#' >"$SCRATCH/hits" || true
+	[ ! -s "$SCRATCH/hits" ] || { cat "$SCRATCH/hits"; fail "parsing a spec or globbing build/ outside the resolver:" \
+		"$(cut -d: -f1,2 "$SCRATCH/hits" | tr '\n' ' ')"; }
 }

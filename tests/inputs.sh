@@ -29,15 +29,15 @@ test_unknown_base() {
 test_kernel_src_of_an_unknown_base() {
 	mkdir tree
 	printf 'kernelversion:\n\t@echo 5.15.7\n' >tree/Makefile
-	make_n KERNEL_SRC="$T/tree" run
-	expect_match out "KERNEL_SRC=$T/tree is Linux '5.15.7'; the kit knows the bases 6.1 6.12"
+	make_n KERNEL_SRC="$SCRATCH/tree" run
+	expect_match out "KERNEL_SRC=$SCRATCH/tree is Linux '5.15.7'; the kit knows the bases 6.1 6.12"
 }
 
 # A base's matches= key: 7.2 takes a KERNEL_SRC tree of any 7.x.
 test_kernel_src_of_7x_is_base_7_2() {
 	mkdir tree
 	printf 'kernelversion:\n\t@echo 7.5.1\n' >tree/Makefile
-	out=$(make -s --no-print-directory -C "$KIT" KERNEL_SRC="$T/tree" identity 2>&1) ||
+	out=$(make -s --no-print-directory -C "$KIT" KERNEL_SRC="$SCRATCH/tree" identity 2>&1) ||
 		fail "make identity failed: $out"
 	echo "$out" >id
 	expect_match id '^base=7\.2$'
@@ -58,7 +58,7 @@ test_missing_kernel_src() {
 	expect_match out 'KERNEL_SRC=/no/such/tree is not a kernel tree'
 }
 
-# A kit of its own in $T (prepare-source finds patches next to itself)
+# A kit of its own in $SCRATCH (prepare-source finds patches next to itself)
 # and a two-file "kernel tree" to patch.
 fake_kit() {
 	mkdir -p kit/kernel/patches/bad kit/uml/patches/6.1 tree/kernel/bpf
@@ -81,7 +81,7 @@ test_patch_that_does_not_apply() {
 	fake_kit
 	cp -a tree tree.orig
 	rc=0
-	kit/kernel/prepare-source bad "$T/src/bad" "$T/tree" >out 2>&1 || rc=$?
+	kit/kernel/prepare-source bad "$SCRATCH/src/bad" "$SCRATCH/tree" >out 2>&1 || rc=$?
 	[ $rc -ne 0 ] || fail "prepare-source succeeded"
 	expect_match out 'patch kernel/patches/bad/0001-bad.patch does not apply to kernel/bpf/memalloc.c'
 	[ ! -e src/bad ] || fail "a half-patched tree was left in place"
@@ -92,9 +92,9 @@ test_patch_that_does_not_apply() {
 test_failed_patch_keeps_the_old_tree() {
 	fake_kit
 	echo '# nothing' >kit/kernel/patches/bad/series
-	kit/kernel/prepare-source bad "$T/src/bad" "$T/tree" >out 2>&1 || fail "empty series failed"
+	kit/kernel/prepare-source bad "$SCRATCH/src/bad" "$SCRATCH/tree" >out 2>&1 || fail "empty series failed"
 	echo 0001-bad.patch >kit/kernel/patches/bad/series
-	! kit/kernel/prepare-source bad "$T/src/bad" "$T/tree" >out 2>&1 || fail "bad patch applied"
+	! kit/kernel/prepare-source bad "$SCRATCH/src/bad" "$SCRATCH/tree" >out 2>&1 || fail "bad patch applied"
 	[ -f src/bad/kernel/bpf/memalloc.c ] || fail "the previous tree is gone"
 	[ "$(ls src)" = bad ] || fail "temporary trees left behind: $(ls src)"
 }
@@ -102,7 +102,7 @@ test_failed_patch_keeps_the_old_tree() {
 test_series_names_missing_patch() {
 	fake_kit
 	echo 0002-missing.patch >kit/kernel/patches/bad/series
-	! kit/kernel/prepare-source bad "$T/src/bad" "$T/tree" >out 2>&1 || fail "succeeded"
+	! kit/kernel/prepare-source bad "$SCRATCH/src/bad" "$SCRATCH/tree" >out 2>&1 || fail "succeeded"
 	expect_match out 'series lists 0002-missing.patch, which does not exist'
 }
 

@@ -49,7 +49,7 @@ test_interrupt_leaves_no_process() {
 	[ $rc -eq 130 ] || fail "uml/run exited $rc after SIGINT, not 130"
 	expect_match out 'interrupted; guest killed'
 	[ -z "$(uml_processes $pid)" ] || fail "UML processes left: $(uml_processes $pid)"
-	[ -z "$(pgrep -f "$T/logs/")" ] || fail "processes left reading the log: $(pgrep -fa "$T/logs/")"
+	[ -z "$(pgrep -f "$SCRATCH/logs/")" ] || fail "processes left reading the log: $(pgrep -fa "$SCRATCH/logs/")"
 }
 
 test_run_directory_describes_the_run() {
@@ -95,7 +95,7 @@ test_gdb_timeout_kills_the_whole_guest() {
 	expect_match "$d/console.log" 'Run /sbin/init'
 	expect_no_match "$d/console.log" 'reboot: (Power down|System halted)'
 	[ -z "$(uml_processes $pid)" ] || fail "UML processes left: $(uml_processes $pid)"
-	[ -z "$(pgrep -f "$T/logs/")" ] || fail "processes left (gdb?): $(pgrep -fa "$T/logs/")"
+	[ -z "$(pgrep -f "$SCRATCH/logs/")" ] || fail "processes left (gdb?): $(pgrep -fa "$SCRATCH/logs/")"
 	[ "$(sha256sum <"$img")" = "$sum" ] || fail "rootfs.img was modified"
 	[ -z "$(find logs -name '*.cow')" ] || fail "copy-on-write file left behind"
 }
@@ -118,7 +118,7 @@ test_gdb_interrupt_leaves_no_process() {
 	[ $rc -eq 130 ] || fail "uml/run --gdb exited $rc after SIGINT, not 130"
 	expect_match out 'interrupted; guest killed'
 	[ -z "$(uml_processes $pid)" ] || fail "UML processes left: $(uml_processes $pid)"
-	[ -z "$(pgrep -f "$T/logs/")" ] || fail "processes left (gdb?): $(pgrep -fa "$T/logs/")"
+	[ -z "$(pgrep -f "$SCRATCH/logs/")" ] || fail "processes left (gdb?): $(pgrep -fa "$SCRATCH/logs/")"
 	[ -z "$(find logs -name '*.cow')" ] || fail "copy-on-write file left behind"
 	expect_no_match logs/*/console.log 'reboot: (Power down|System halted)'
 }

@@ -8,11 +8,11 @@ fail() {
 
 # skip REASON: the case is skipped; tests/run prints REASON after "# SKIP",
 # and tools/report/expectations must allow it there (producer "kit").  Kept
-# in $T/.skip-reason too, so that a skip under "$(...)", ">/dev/null" or
+# in $SCRATCH/.skip-reason too, so that a skip under "$(...)", ">/dev/null" or
 # "2>err" still says why.
 skip() {
 	echo "$*" >&2
-	[ -z "${T:-}" ] || echo "$*" >"$T/.skip-reason" 2>/dev/null || true
+	[ -z "${SCRATCH:-}" ] || echo "$*" >"$SCRATCH/.skip-reason" 2>/dev/null || true
 	exit 4
 }
 
@@ -114,13 +114,13 @@ kunit_tool() {
 # fixtures/FIXTURE.log (UML's CRLF stripped).  Skips without a tree.
 expect_kunit_parses() {
 	kunit=$(kunit_tool) || skip "no unpacked kernel tree with kunit.py (make kernel first)"
-	tr -d '\r' <"$TESTS/fixtures/$1.log" >"$T/$1.ktap"
-	python3 "$kunit" parse "$T/$1.ktap" >"$1.parsed" 2>&1 || true
+	tr -d '\r' <"$TESTS/fixtures/$1.log" >"$SCRATCH/$1.ktap"
+	python3 "$kunit" parse "$SCRATCH/$1.ktap" >"$1.parsed" 2>&1 || true
 	expect_match "$1.parsed" 'Testing complete\. Ran [0-9]+ tests'
 	expect_no_match "$1.parsed" 'ERROR|could not find|invalid KTAP'
 }
 
-# A kit of its own in $T/kit for the cases that run prepare-source on a
+# A kit of its own in $SCRATCH/kit for the cases that run prepare-source on a
 # made-up tree: the script and what it calls, and the layout of its
 # one base that the Makefile would give it (variants in
 # kit/kernel/patches/<variant>/, uml/patches/6.1/series).

@@ -58,7 +58,7 @@ test_stale_denylist_entry_is_an_error() {
 test_not_a_selftests_tree_is_an_error() {
 	denylist
 	rc=0
-	"$KIT/tools/upstream/gen-test-maps" "$T" DENYLIST gen >out 2>&1 || rc=$?
+	"$KIT/tools/upstream/gen-test-maps" "$SCRATCH" DENYLIST gen >out 2>&1 || rc=$?
 	[ $rc -ne 0 ] || fail "a directory without test_maps.c was accepted"
 	expect_match out 'test_maps\.c not found'
 }

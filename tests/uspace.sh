@@ -25,7 +25,7 @@ variant  base
 shows    (^|: expected !reuses: )[1-9][0-9]* objects handed out again inside the read section that freed them$
 why      the stub's base hands a held object out again
 EOF
-	export KIT_EXPECTATIONS=$T/expectations
+	export KIT_EXPECTATIONS=$SCRATCH/expectations
 }
 
 # stub TOOL RC [STDERR-LINE...]: memalloc_test of "base" built TOOL is a
@@ -39,8 +39,8 @@ stub() {
 	printf '%s\n' "$@" >"err.$k"
 	cat >"us/base/$k/memalloc_test" <<EOF
 #!/bin/sh
-cat "$T/ktap.$k"
-cat "$T/err.$k" >&2
+cat "$SCRATCH/ktap.$k"
+cat "$SCRATCH/err.$k" >&2
 exit $rc
 EOF
 	chmod +x "us/base/$k/memalloc_test"
@@ -82,7 +82,7 @@ ktap() {
 # in $rc, its output in out
 run_tools() {
 	rc=0
-	PATH=$T/bin:$PATH "$RUN" --build "$T/us" --src "$T/src" --tag '' --base 6.1 --cpus 4 \
+	PATH=$SCRATCH/bin:$PATH "$RUN" --build "$SCRATCH/us" --src "$SCRATCH/src" --tag '' --base 6.1 --cpus 4 \
 		--scale 1 --variants base --tools "$*" >out 2>&1 || rc=$?
 }
 
@@ -221,7 +221,7 @@ int main(void)
 EOF
 	cc -g -O0 -o us/base/valgrind/memalloc_test bad.c || fail "cc bad.c failed"
 	rc=0
-	"$RUN" --build "$T/us" --src "$T/src" --tag '' --base 6.1 --cpus 4 --scale 1 \
+	"$RUN" --build "$SCRATCH/us" --src "$SCRATCH/src" --tag '' --base 6.1 --cpus 4 --scale 1 \
 		--variants base --tools valgrind >out 2>&1 || rc=$?
 	expect_run_failed
 	expect_match out '^# ==[0-9]+== Invalid read of size 1$'
@@ -245,8 +245,8 @@ base_tree() {
 # mutant DIR TOOL [WHAT:CASE-GLOB]: memalloc_test of base built TOOL in
 # DIR, with that fault injected (none without it).
 mutant() {
-	make -s --no-print-directory -C "$KIT" BASE=6.1 US="$T/$1" USPACE_VARIANTS=base \
-		US_INJECT="${3:-}" "$T/$1/base/$2/memalloc_test" >build.log 2>&1 ||
+	make -s --no-print-directory -C "$KIT" BASE=6.1 US="$SCRATCH/$1" USPACE_VARIANTS=base \
+		US_INJECT="${3:-}" "$SCRATCH/$1/base/$2/memalloc_test" >build.log 2>&1 ||
 		{ cat build.log; fail "could not build $1/base/$2/memalloc_test"; }
 }
 
@@ -256,7 +256,7 @@ real_run() {
 	rc=0
 	d=$1
 	shift
-	env -u KIT_EXPECTATIONS "$RUN" --build "$T/$d" --src "$KIT/$(dirname "$(fact base@6.1 src)")" \
+	env -u KIT_EXPECTATIONS "$RUN" --build "$SCRATCH/$d" --src "$KIT/$(dirname "$(fact base@6.1 src)")" \
 		--tag "$(fact base@6.1 tag)" --base 6.1 \
 		--cpus 4 --scale 1 --variants base --tools "$*" >"out.$d" 2>&1 || rc=$?
 	cp "out.$d" out
@@ -315,7 +315,7 @@ free-no-tasks-trace-gp   FAIL \(trace-free\)
 destroy-no-barrier       ERROR: AddressSanitizer: heap-use-after-free
 drain-before-direct-free FAIL \((leak|one-place)\)'
 
-# explore_bin VARIANT: the explorer of VARIANT (6.1) built in $T from
+# explore_bin VARIANT: the explorer of VARIANT (6.1) built in $SCRATCH from
 # its tree (under EXPLORE_SRC if the environment names another kit's
 # trees); skip without it, or fail under make test, which has it
 explore_bin() {
@@ -325,7 +325,7 @@ explore_bin() {
 		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src (make BASE=6.1 VARIANT=$1 uspace-src)"
 		skip "no $1@6.1 tree (make BASE=6.1 VARIANT=$1 uspace-src)"
 	}
-	make -s --no-print-directory -C "$KIT" US="$T/us" BASE=6.1 VARIANT="$1" "$T/us/$1/explore/explore" >build.log 2>&1 ||
+	make -s --no-print-directory -C "$KIT" US="$SCRATCH/us" BASE=6.1 VARIANT="$1" "$SCRATCH/us/$1/explore/explore" >build.log 2>&1 ||
 		{ cat build.log; fail "could not build the explorer of $1"; }
 }
 
@@ -334,7 +334,7 @@ explore_bin() {
 explore_corpus_catches() {
 	for f in "$KIT"/tools/uspace/corpus/*; do
 		rc=0
-		EXPLORE_XFAIL= "$T/us/$1/explore/explore" "$f" >"out.$(basename "$f")" 2>&1 || rc=$?
+		EXPLORE_XFAIL= "$SCRATCH/us/$1/explore/explore" "$f" >"out.$(basename "$f")" 2>&1 || rc=$?
 		if [ $rc -ne 0 ] && grep -Eq "$2" "out.$(basename "$f")"; then
 			echo "$1: $(basename "$f"): $(grep -Em 1 "$2" "out.$(basename "$f")")"
 			return 0
@@ -357,7 +357,7 @@ test_explore_pct_schedule_replays() {
 	for i in 1 2; do
 		rc=0
 		EXPLORE_XFAIL= EXPLORE_PCT='depth=2 seed=80 steps=457' \
-			"$T/us/mutant-drain-before-direct-free/explore/explore" \
+			"$SCRATCH/us/mutant-drain-before-direct-free/explore/explore" \
 			"$KIT/tools/uspace/corpus/drain-window" >"pct.$i" 2>&1 || rc=$?
 		[ $rc -ne 0 ] || { cat "pct.$i"; fail "the PCT schedule did not fail"; }
 		grep -E '^explore: (FAIL|PCT)' "pct.$i" >"pct.$i.lines"
@@ -378,15 +378,15 @@ test_explore_rcu_reuse_on_6_12() {
 		skip "no base@6.12 tree (make BASE=6.12 VARIANT=base uspace-src)"
 	}
 	for inj in '' rcu_free_at_once; do
-		make -s --no-print-directory -C "$KIT" BASE=6.12 US="$T/us${inj:+-$inj}" EXPLORE_INJECT="$inj" \
-			"$T/us${inj:+-$inj}/base/explore/explore" >build.log 2>&1 ||
+		make -s --no-print-directory -C "$KIT" BASE=6.12 US="$SCRATCH/us${inj:+-$inj}" EXPLORE_INJECT="$inj" \
+			"$SCRATCH/us${inj:+-$inj}/base/explore/explore" >build.log 2>&1 ||
 			{ cat build.log; fail "could not build the explorer of base@6.12 ${inj:+with $inj}"; }
 	done
 	rc=0
-	EXPLORE_XFAIL=reuse "$T/us/base/explore/explore" "$KIT/tools/uspace/corpus/rcu-hold" >plain 2>&1 || rc=$?
+	EXPLORE_XFAIL=reuse "$SCRATCH/us/base/explore/explore" "$KIT/tools/uspace/corpus/rcu-hold" >plain 2>&1 || rc=$?
 	[ $rc -eq 0 ] || { cat plain; fail "base@6.12 broke rcu-hold (exit status $rc)"; }
 	rc=0
-	EXPLORE_XFAIL=reuse "$T/us-rcu_free_at_once/base/explore/explore" "$KIT/tools/uspace/corpus/rcu-hold" >inj 2>&1 || rc=$?
+	EXPLORE_XFAIL=reuse "$SCRATCH/us-rcu_free_at_once/base/explore/explore" "$KIT/tools/uspace/corpus/rcu-hold" >inj 2>&1 || rc=$?
 	[ $rc -ne 0 ] || { cat inj; fail "plain frees for rcu ones went unseen"; }
 	expect_match inj '^explore: FAIL \(rcu-reuse\) at command [0-9]+: CPU 0 got object #[0-9]+ from fixed, freed by bpf_mem_cache_free_rcu\(\)'
 }

@@ -87,7 +87,7 @@ PATCH
 
 test_include_applies_the_other_series_first() {
 	composed_kit
-	kit/kernel/prepare-source b "$T/src/b" "$T/tree" >out 2>&1 || fail "prepare-source b: $(cat out)"
+	kit/kernel/prepare-source b "$SCRATCH/src/b" "$SCRATCH/tree" >out 2>&1 || fail "prepare-source b: $(cat out)"
 	[ "$(cat src/b/f)" = "$(printf 'ONE\nTWO')" ] || fail "src/b/f is $(cat src/b/f)"
 	[ "$(sed -n 's/^  PATCH   //p' out | tr '\n' ' ')" = \
 		"kernel/patches/a/0001-a.patch kernel/patches/b/0001-b.patch " ] ||
@@ -108,7 +108,7 @@ refused() {
 test_bad_include_is_named() {
 	composed_kit
 	printf 'include nosuch\n' >kit/kernel/patches/b/series
-	! kit/kernel/prepare-source b "$T/src/b" "$T/tree" >out 2>&1 || fail "an unknown include applied"
+	! kit/kernel/prepare-source b "$SCRATCH/src/b" "$SCRATCH/tree" >out 2>&1 || fail "an unknown include applied"
 	expect_match out "kernel/patches/b/series includes 'nosuch', which is not a variant .*known: a b"
 	[ ! -e src/b ] || fail "a tree was made"
 	refused 'include a b\n' "'include a b': give one variant name"
@@ -118,7 +118,7 @@ test_bad_include_is_named() {
 test_include_cycles_are_named() {
 	composed_kit
 	printf 'include b\n0001-a.patch\n' >kit/kernel/patches/a/series
-	! kit/kernel/prepare-source b "$T/src/b" "$T/tree" >out 2>&1 || fail "a cycle applied"
+	! kit/kernel/prepare-source b "$SCRATCH/src/b" "$SCRATCH/tree" >out 2>&1 || fail "a cycle applied"
 	expect_match out "'include b' makes a cycle: b -> a -> b"
 	[ ! -e src/b ] || fail "a tree was made"
 	refused 'include b\n' "'include b' makes a cycle: b -> b"

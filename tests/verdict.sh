@@ -218,7 +218,7 @@ test_suite_pattern_in_expectations() {
 	printf 'case reuse.*\nproducer selftests\nvariant other\nshows .\nwhy the whole suite fails on other\n' >expected
 	r=$(fixture_run reuse-base other 1)
 	rc=0
-	EXPECT=$T/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
+	EXPECT=$SCRATCH/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
 	[ $rc -eq 1 ] || fail "passing cases of an all-fail suite did not fail the run"
 	expect_match out '^XFAIL reuse.no_immediate_reuse'
 	expect_match out '^XPASS reuse.overwrite_memory_bounded'
@@ -244,13 +244,13 @@ test_expected_failure_for_every_variant() {
 	} >expected
 	r=$(fixture_run reuse-base some-variant 1)
 	rc=0
-	EXPECT=$T/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
+	EXPECT=$SCRATCH/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
 	[ $rc -eq 0 ] || fail "a failure declared for every variant failed the run"
 	expect_match out '^XFAIL reuse.no_immediate_reuse \(fails everywhere\)'
 	printf 'case htab_syscall.update_then_lookup\nproducer selftests\nvariant *\nshows .\nwhy fails everywhere\n' >expected
 	r=$(fixture_run pass other-variant 0)
 	rc=0
-	EXPECT=$T/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
+	EXPECT=$SCRATCH/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
 	[ $rc -ne 0 ] || fail "a pass of a case declared to fail everywhere was accepted"
 	expect_match out '^XPASS htab_syscall.update_then_lookup'
 }
