@@ -245,6 +245,7 @@ include tools/report/report.mk
 include tests/host.mk
 include tools/uspace/uspace.mk
 include tools/upstream/upstream.mk
+include scripts/check.mk
 
 # --- running ----------------------------------------------------------------
 
