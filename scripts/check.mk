@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: the kit's own shell, C and gdb helpers against shellcheck,
+# make check: the kit's own shell, C and Python against shellcheck,
 # checkpatch and pyflakes (scripts/check).  Its stamp is keyed on every
 # file it checks, so an unchanged kit is not checked twice.
 
@@ -16,7 +16,7 @@ CHECKPATCH := $(CHECKPATCH_DIR)/scripts/checkpatch.pl
 ifneq ($(filter check,$(MAKECMDGOALS)),)
 CHECK_FILES := $(shell scripts/check --list)
 endif
-CHECK_STAMP := $(STAMPS)/check-$(call key,$(CHECK_FILES) scripts/check scripts/lib.sh,$(CHECK_FILES))
+CHECK_STAMP := $(STAMPS)/check-$(call key,$(CHECK_FILES),$(CHECK_FILES) $(CHECKPATCH_BASE))
 CHECK_DEPS_STAMP := $(STAMPS)/deps-check-$(call key,scripts/deps,$(CHECKPATCH_NEEDS))
 
 $(CHECK_DEPS_STAMP): scripts/deps
@@ -30,8 +30,8 @@ $(CHECKPATCH): | $(CHECK_DEPS_STAMP)
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
 	@rm -rf $(CHECKPATCH_DIR) && mv $(CHECKPATCH_DIR).tmp $(CHECKPATCH_DIR)
 
+# The stamp is written by scripts/check, which also lists the results of
+# an unchanged kit's last check for make test.
 .PHONY: check
-check: $(CHECK_STAMP)
-$(CHECK_STAMP): $(CHECKPATCH) | $(DEPS_STAMP)
-	scripts/check $(CHECKPATCH)
-	@mkdir -p $(@D) && rm -f $(STAMPS)/check-* && touch $@
+check: $(CHECKPATCH) $(JUDGE) | $(DEPS_STAMP)
+	@scripts/check $(CHECKPATCH) $(CHECK_STAMP)
