@@ -12,11 +12,11 @@ CHECKPATCH_TARBALL := $(call base_key,tarball,$(CHECKPATCH_BASE))
 CHECKPATCH_NEEDS := $(call base_key,package,$(CHECKPATCH_BASE)):$(CHECKPATCH_TARBALL)
 CHECKPATCH_DIR := $(BUILD)/checkpatch-$(CHECKPATCH_BASE)
 CHECKPATCH := $(CHECKPATCH_DIR)/scripts/checkpatch.pl
-# Listing them takes a moment: only when check is asked for.
+# Listing and hashing them takes a moment: only when check is asked for.
 ifneq ($(filter check,$(MAKECMDGOALS)),)
 CHECK_FILES := $(shell scripts/check --list)
-endif
 CHECK_STAMP := $(STAMPS)/check-$(call key,$(CHECK_FILES),$(CHECK_FILES) $(CHECKPATCH_BASE))
+endif
 CHECK_DEPS_STAMP := $(STAMPS)/deps-check-$(call key,scripts/deps,$(CHECKPATCH_NEEDS))
 
 $(CHECK_DEPS_STAMP): scripts/deps
