@@ -141,8 +141,6 @@ BASE_TAG := $(BASE_TAG)-stock-um
 else ifneq ($(UML_PATCHES),yes)
 $(error UML_PATCHES must be yes or no, not '$(UML_PATCHES)')
 endif
-# The base is a key of the run's identity (the expectations table's "base").
-KIT_BASE := $(BASE)
 # variant_src VARIANT: the source tree of VARIANT of this base.
 variant_src = $(BUILD)/src/$(1)$(BASE_TAG)
 SRC := $(call variant_src,$(VARIANT))
@@ -187,7 +185,7 @@ export CCACHE_NOHASHDIR := 1
 KBUILD_CC := ccache gcc
 KMAKE = $(MAKE) -C $(SRC) ARCH=um O=$(KIT)/$(OBJ_DIR) CC="$(KBUILD_CC)" -j$(JOBS)
 
-.PHONY: all help bases variants deps kernel rootfs run shell test test-host test-guest \
+.PHONY: help bases variants deps kernel rootfs run shell test test-host test-guest \
 	test-matrix stress loop-time clean distclean FORCE
 .DEFAULT_GOAL := help
 
@@ -245,6 +243,7 @@ include tools/report/report.mk
 include tests/host.mk
 include tools/uspace/uspace.mk
 include tools/upstream/upstream.mk
+include scripts/check.mk
 
 # --- running ----------------------------------------------------------------
 
@@ -255,7 +254,7 @@ FLAVOR_ARGS := $(shell sed 's/#.*//' $(wildcard uml/configs/$(FLAVOR).cmdline) /
 # that variant is expected to fail it may fail, and what it is expected
 # to refuse it must refuse (an XPASS fails).
 MUTANT_OF := $(if $(filter $(VARIANT),$(MUTANT_VARIANTS)),$(firstword $(shell sed -n 's/^[[:space:]]*include[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' $(MUTANTS_DIR)/$(VARIANT:mutant-%=%)/series)))
-RUN_ID = --variant $(or $(MUTANT_OF),$(VARIANT)) --base $(KIT_BASE) --uml $(UML_PATCHES)
+RUN_ID = --variant $(or $(MUTANT_OF),$(VARIANT)) --base $(BASE) --uml $(UML_PATCHES)
 # The run directory's name (build/logs/<date>-<name>-<pid>): the build's,
 # so that runs of one variant on different trees sort apart.
 RUN_NAME := $(VARIANT)$(BASE_TAG)
@@ -285,9 +284,8 @@ test: deps host-bins
 test-host: deps host-bins
 	tests/run
 
-# One variant's selftests, through the launcher (used by tests/run-all).
-test-guest: $(KERNEL) $(IMAGE) $(JUDGE) check-filter
-	$(RUN) --suites $(ROOTFS_SUITES_LIST) $(KERNEL) $(IMAGE) -- $(FLAVOR_ARGS)
+# One variant's selftests (tests/run-all's name for make run).
+test-guest: run
 
 # The long suites (tools/stress/), KTAP like the rest: not part of `make test`.
 stress: $(KERNEL) $(IMAGE) $(JUDGE)
@@ -377,7 +375,7 @@ help:
 	@echo '  rootfs       build rootfs.img'
 	@echo '  loop-time    time touch memalloc.c -> rebuild -> boot -> results'
 	@echo '  mutants      build each test-only mutant of every base, run the case meant to catch it: a table'
-	@$(MAKE) -s --no-print-directory bench-help | sed -n '1,3p'
+	@$(MAKE) -s --no-print-directory bench-help-targets
 	@$(MAKE) -s --no-print-directory uspace-help
 	@echo '  deps         install the Debian packages the kit needs (root), or print the command'
 	@echo '  clean        remove the root image, logs and ./linux; keep kernels'
@@ -404,4 +402,4 @@ help:
 	@echo '  UPSTREAM_TIMEOUT=$(UPSTREAM_TIMEOUT) seconds before make selftests-upstream'"'"'s guest is killed'
 	@echo '  BREAK=<funcs>         gdb/attach breakpoints (default: the variant'"'"'s kernel/patches/<base>/<variant>/break, here $(BREAK); those the kernel has)'
 	@echo '  KARGS=<args>          make gdb: more kernel arguments, e.g. fail_bpf_reuse_batch=1,100,0,-1'
-	@$(MAKE) -s --no-print-directory bench-help | sed -n '4,$$p'
+	@$(MAKE) -s --no-print-directory bench-help-variables

@@ -86,9 +86,15 @@ static void loopback_up(void)
 	struct ifreq ifr = { .ifr_name = "lo" };
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 
-	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) ||
-	    (ifr.ifr_flags |= IFF_UP, ioctl(fd, SIOCSIFFLAGS, &ifr)))
-		warn("bringing up lo: %s", strerror(errno));
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr))
+		goto fail;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr))
+		goto fail;
+	close(fd);
+	return;
+fail:
+	warn("bringing up lo: %s", strerror(errno));
 	if (fd >= 0)
 		close(fd);
 }
@@ -123,7 +129,7 @@ static void parse_cmdline(struct options *opt)
 	}
 	fclose(f);
 
-	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+	for (tok = strtok_r(buf, "\n ", &save); tok; tok = strtok_r(NULL, "\n ", &save)) {
 		if (!strncmp(tok, "kit.t=", 6)) {
 			opt->filter = tok + 6;
 		} else if (!strncmp(tok, "kit.timeout=", 12)) {

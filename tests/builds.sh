@@ -69,7 +69,7 @@ test_second_build_recompiles_nothing() {
 
 # kbuild-progress marks the start of each good Kbuild run of a directory.
 kbuild_ran_since() {
-	[ "$1/.kit-built" -nt "$2" ]
+	[ -n "$(find "$1/.kit-built" -newer "$2" 2>/dev/null)" ]
 }
 
 test_current_kernel_skips_kbuild_and_edits_do_not() {
@@ -179,8 +179,10 @@ in_small_fs() {
 	mkdir -p small
 	ns=-m
 	[ "$(id -u)" -eq 0 ] || ns=-rm
+	# shellcheck disable=SC2016,SC2086 # expanded by the inner sh; ns is words
 	unshare $ns sh -c 'mount -t tmpfs -o size=1m tmpfs small' 2>ns.err ||
 		skip "cannot mount a small tmpfs here (unshare $ns: $(head -n 1 ns.err))"
+	# shellcheck disable=SC2016,SC2086 # expanded by the inner sh; ns is words
 	unshare $ns sh -c 'mount -t tmpfs -o size="$1" tmpfs small && cd "$SCRATCH" && exec sh -eu "$2"' sh "$1" "$2"
 }
 
@@ -205,6 +207,7 @@ STEPS
 test_full_disk_stops_mkimage_and_keeps_the_old_image() {
 	[ -x /bin/busybox ] || skip "no /bin/busybox (apt-get install busybox-static)"
 	head -c 12000000 /dev/urandom >big
+	# shellcheck disable=SC2016 # commands run by on_full_disk's sh
 	on_full_disk 16m 'ls -A small; sha256sum small/img' \
 		'"$KIT/rootfs/mkimage" small/img /bin/busybox' \
 		'"$KIT/rootfs/mkimage" small/img /bin/busybox usr/share/x=big'

@@ -150,10 +150,10 @@ break_in_rcu_callback() {
 
 	# bpf-ma EXPR: the same cache from a pointer and from a value (-s).
 	cache=$(sed -n 's/^[a-z_]*(): cache: (struct bpf_mem_cache \*) \(0x[0-9a-f]*\)$/\1/p' ma)
-	section out '^KIT-EXPR' '^KIT-MAPS' >expr
-	expect_match expr "^\\\$bpf_ma_cb_cache\\(\\): \\(struct bpf_mem_cache \\*\\) $cache\$"
-	expect_match expr "^\\*\\\$bpf_ma_cb_cache\\(\\) $cache: unit_size [0-9]+  free_llist [0-9]+  free_cnt [0-9]+"
-	expect_no_match expr 'unreadable|loop after|Python Exception|Error'
+	section out '^KIT-EXPR' '^KIT-MAPS' >expr.out
+	expect_match expr.out "^\\\$bpf_ma_cb_cache\\(\\): \\(struct bpf_mem_cache \\*\\) $cache\$"
+	expect_match expr.out "^\\*\\\$bpf_ma_cb_cache\\(\\) $cache: unit_size [0-9]+  free_llist [0-9]+  free_cnt [0-9]+"
+	expect_no_match expr.out 'unreadable|loop after|Python Exception|Error'
 
 	# bpf-ma-map: the selftest's hash map, found in map_idr.
 	section out '^KIT-MAPS' '^KIT-RCU' >maps
@@ -173,9 +173,10 @@ break_in_rcu_callback() {
 	expect_match next '^[0-9]+	'
 
 	if grep -q '^KIT-BATCH' out; then
-		section out '^KIT-BATCH' '^KIT-CONTINUE' >batch
-		expect_match batch '^\$container_of.*: \(struct bpf_reuse_batch \*\) 0x[0-9a-f]+: [1-9][0-9]* objects \(head 0x[0-9a-f]+\) for cache 0x'
-		expect_match batch '^  batch->c 0x[0-9a-f]+: unit_size [0-9]+  free_llist'
+		section out '^KIT-BATCH' '^KIT-CONTINUE' >batch.out
+		# shellcheck disable=SC2016 # gdb's $container_of, matched literally
+		expect_match batch.out '^\$container_of.*: \(struct bpf_reuse_batch \*\) 0x[0-9a-f]+: [1-9][0-9]* objects \(head 0x[0-9a-f]+\) for cache 0x'
+		expect_match batch.out '^  batch->c 0x[0-9a-f]+: unit_size [0-9]+  free_llist'
 	elif [ "$variant.$callbacks" = "reuse-after-gp.$CALLBACKS" ]; then
 		fail "no dyn_reuse_rcu() batch shown"
 	fi

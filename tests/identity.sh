@@ -71,6 +71,7 @@ test_spec_is_the_three_variables() {
 # A make that a recipe runs gets the spec's parts, and its own VARIANT=
 # wins over them (make uspace-trees runs one per variant).
 test_spec_reaches_recipes_as_its_parts() {
+	# shellcheck disable=SC2016 # make's \$(MAKE), not the shell's
 	make -s --no-print-directory -C "$KIT" SPEC=base@6.12:preempt \
 		--eval 'kit-test-sub: ; +@$(MAKE) -s --no-print-directory VARIANT=reuse-after-gp identity' \
 		kit-test-sub >id 2>err || fail "make: $(cat err)"
@@ -93,7 +94,7 @@ test_unknown_names_name_the_fix() {
 # splits a spec, globs build/ for a build or names 6.1 as the base
 # without "@" (tests/*.sh name the builds they test, and may).
 test_no_script_parses_a_spec_or_globs_builds() {
-	cd "$KIT"
+	cd "$KIT" || fail "no kit at $KIT"
 	git ls-files '*.mk' scripts tests/run tests/run-all tests/lib.sh kernel/prepare-source \
 		kernel/mutants/run uml/run tools/uspace/run tools/uspace/bench |
 		grep -v '\.py$\|\.gdb$\|\.md$\|scripts/identity\.sh$' >"$SCRATCH/files"

@@ -8,6 +8,7 @@ test_kasan_report_fails_a_passing_run() {
 	rc=0
 	# The kernel's own KASAN KUnit case for a use-after-free of kmalloc'ed
 	# memory, run at boot; the kit's selftests then pass as usual.
+	# shellcheck disable=SC2046 # the flavor's boot arguments are words
 	"$KIT/uml/run" --timeout 300 --logdir logs --variant reuse-after-gp --tests htab_syscall \
 		"$k" "$KIT/rootfs.img" -- $(sed "s/#.*//" "$KIT/uml/configs/kasan.cmdline") \
 		kunit.enable=1 kunit.filter_glob=kasan.kmalloc_uaf >out 2>&1 || rc=$?

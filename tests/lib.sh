@@ -128,6 +128,7 @@ copy_prepare_source() {
 	mkdir -p kit/kernel kit/scripts
 	cp "$KIT/kernel/prepare-source" kit/kernel/
 	cp "$KIT/scripts/need-space" kit/scripts/
+	cp "$KIT/scripts/lib.sh" kit/scripts/
 	PATCHES=kernel/patches MUTANTS_DIR=kernel/mutants UML_PATCH_DIR=uml/patches/6.1
 	export PATCHES MUTANTS_DIR UML_PATCH_DIR
 }

@@ -60,7 +60,7 @@ test_caught_only_by_the_intended_case_or_a_splat() {
 		"problems": ["kernel splat on the console:\nBUG: KASAN: use-after-free"]}'
 	"$CAUGHT" --catches 'guest:reuse.no_immediate_reuse' --guest splat >out || fail "a splat is not counted: $(cat out)"
 
-	results tool '{"cases": [{"name": "tsan", "outcome": "fail",
+	results tool '{"cases": [{"name": "tsan.report", "outcome": "fail",
 		"diagnostics": ["# WARNING: ThreadSanitizer: data race (pid=1)"]},
 		{"name": "tsan.destroy_in_flight", "outcome": "pass"}], "problems": []}'
 	"$CAUGHT" --catches 'uspace:destroy_in_flight' --uspace tool >out || fail "a TSan report is not counted: $(cat out)"

@@ -54,6 +54,7 @@ test_bench_report_under_asan_ubsan() {
 
 test_bench_report_under_valgrind() {
 	need plain/bench-report
+	# shellcheck disable=SC2086 # valgrind and its options
 	report_all $VALGRIND "$H/plain/bench-report"
 }
 
@@ -78,6 +79,7 @@ test_selftests_under_valgrind() {
 	need_bpf
 	for s in htab_syscall htab_xdp; do
 		need plain/$s
+		# shellcheck disable=SC2086 # valgrind and its options
 		selftest $VALGRIND "$H/plain/$s"
 	done
 }
@@ -99,6 +101,7 @@ C
 
 test_asan_catches_a_planted_bug() {
 	planted_bug
+	# shellcheck disable=SC2046 # the flags are words
 	gcc -g $(sed -n 's/^HOST_SANITIZE := //p' "$TESTS/host.mk") bug.c -o bug || fail "cannot build"
 	! ./bug >out 2>&1 || fail "ASan missed a heap overflow"
 	expect_match out 'ERROR: AddressSanitizer: heap-buffer-overflow'

@@ -19,6 +19,7 @@ gen() {
 # Build the runner on the stand-in tree, for the host (libbpf-dev).
 build_runner() {
 	gen
+	# shellcheck disable=SC2046 # one source a line, no spaces
 	cc -O1 -g -Wall -Wno-unused-function -Igen -I"$FIXTURE_TREE" -I"$KIT/tools/lib" \
 		-DTEST_MAPS_DATA_DIR='"."' "$KIT/tools/upstream/test_maps_ktap.c" \
 		$(cat gen/map_tests.list) "$KIT/tools/upstream/child.c" "$KIT/tools/lib/ktap.c" "$KIT/tools/lib/filter.c" -o test_maps -lbpf ||

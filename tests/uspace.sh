@@ -25,7 +25,7 @@ variant  base
 shows    (^|: expected !reuses: )[1-9][0-9]* objects handed out again inside the read section that freed them$
 why      the stub's base hands a held object out again
 EOF
-	export KIT_EXPECTATIONS=$SCRATCH/expectations
+	export KIT_EXPECTATIONS="$SCRATCH/expectations"
 }
 
 # stub TOOL RC [STDERR-LINE...]: memalloc_test of "base" built TOOL is a
@@ -334,7 +334,7 @@ explore_bin() {
 explore_corpus_catches() {
 	for f in "$KIT"/tools/uspace/corpus/*; do
 		rc=0
-		EXPLORE_XFAIL= "$SCRATCH/us/$1/explore/explore" "$f" >"out.$(basename "$f")" 2>&1 || rc=$?
+		EXPLORE_XFAIL='' "$SCRATCH/us/$1/explore/explore" "$f" >"out.$(basename "$f")" 2>&1 || rc=$?
 		if [ $rc -ne 0 ] && grep -Eq "$2" "out.$(basename "$f")"; then
 			echo "$1: $(basename "$f"): $(grep -Em 1 "$2" "out.$(basename "$f")")"
 			return 0
@@ -356,7 +356,7 @@ test_explore_pct_schedule_replays() {
 	explore_bin mutant-drain-before-direct-free
 	for i in 1 2; do
 		rc=0
-		EXPLORE_XFAIL= EXPLORE_PCT='depth=2 seed=80 steps=457' \
+		EXPLORE_XFAIL='' EXPLORE_PCT='depth=2 seed=80 steps=457' \
 			"$SCRATCH/us/mutant-drain-before-direct-free/explore/explore" \
 			"$KIT/tools/uspace/corpus/drain-window" >"pct.$i" 2>&1 || rc=$?
 		[ $rc -ne 0 ] || { cat "pct.$i"; fail "the PCT schedule did not fail"; }

@@ -100,7 +100,7 @@ test_include_applies_the_other_series_first() {
 
 # refused SERIES_OF_B REGEX: prepare-source --files b fails, saying REGEX.
 refused() {
-	printf "$1" >kit/kernel/patches/b/series
+	printf '%b' "$1" >kit/kernel/patches/b/series
 	! kit/kernel/prepare-source --files b >out 2>&1 || fail "series '$1' resolved: $(cat out)"
 	expect_match out "$2"
 }
@@ -127,6 +127,7 @@ test_include_cycles_are_named() {
 # The Makefile keys the source tree on --files: the included patch is in
 # the key of every variant that includes it.
 test_source_key_covers_included_patches() {
+	# shellcheck disable=SC2016 # make's $(...), matched literally
 	grep -q 'VARIANT_FILES := $(shell .*kernel/prepare-source --files $(VARIANT)' "$KIT/Makefile" ||
 		fail "the Makefile does not key the source on prepare-source --files"
 	grep -q '^SERIES_FILES :=.*' "$KIT/Makefile" && grep -A1 '^SERIES_FILES :=' "$KIT/Makefile" |
@@ -162,7 +163,7 @@ test_bench_all_means_every_variant_base_first() {
 		*) fail "VARIANTS=all leaves out $v: $list" ;;
 		esac
 	done
-	[ "$(echo $list | wc -w)" -eq "$(known_variants | wc -l)" ] || fail "VARIANTS=all: $list"
+	[ "$(printf '%s\n' "$list" | wc -w)" -eq "$(known_variants | wc -l)" ] || fail "VARIANTS=all: $list"
 }
 
 # make test boots every variant of every base once, at the default

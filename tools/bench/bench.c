@@ -69,7 +69,6 @@ static const struct bench *benchs[] = {
 	&bench_rcu_gp,
 };
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NR_BENCHS	ARRAY_SIZE(benchs)
 
 struct bench_env env;
@@ -678,7 +677,7 @@ static enum result check_sampler(char *reason, size_t reason_len)
 
 /* --- options --------------------------------------------------------------- */
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	size_t i;
 
@@ -776,10 +775,10 @@ int main(int argc, char **argv)
 			list = true;
 			break;
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			print_usage(stderr);
 			return 2;
 		}
 	}

@@ -55,7 +55,7 @@ $(BENCH_REPORT): $(BENCH_REPORT_SRCS) $(BENCH_REPORT_HDRS) | $(DEPS_STAMP)
 IMAGE_DIRS += usr/lib/kit/bench="$(BENCH_BIN)"
 IMAGE_BINS += $(BENCH_BIN)
 
-.PHONY: bench bench-list bench-help
+.PHONY: bench bench-list bench-help bench-help-targets bench-help-variables
 
 # Kernels are not built here: scripts/bench names the command when one is missing.
 bench: $(IMAGE) $(BENCH_BIN) $(BENCH_REPORT)
@@ -66,10 +66,13 @@ bench: $(IMAGE) $(BENCH_BIN) $(BENCH_REPORT)
 bench-list: $(BENCH_BIN)
 	@$(BENCH_BIN) --help
 
-bench-help:
+# make help's lines: its targets, then its variables.
+bench-help: bench-help-targets bench-help-variables
+bench-help-targets:
 	@echo '  bench        boot each of VARIANTS BENCH_ROUNDS times (interleaved), run the benchmarks'
 	@echo '               (tools/bench), write $(BENCH_OUT)/<date>/: JSON, tables as the patch threads print them, chart'
 	@echo '  bench-list   the benchmarks and the options of the bench program'
+bench-help-variables:
 	@echo '  VARIANTS="$(VARIANTS)"  variants of BASE make bench compares (the first is the baseline), or all;'
 	@echo '               each in FLAVOR, or VARIANT[@BASE][:FLAVOR] (VARIANTS="base base@6.12 base@6.12:preempt")'
 	@echo '  BENCH=$(BENCH)  BENCH_ARGS="$(BENCH_ARGS)"  BENCH_ROUNDS=$(BENCH_ROUNDS)  BENCH_MEM=$(BENCH_MEM)'

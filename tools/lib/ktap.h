@@ -22,6 +22,11 @@
  */
 #define KSFT_SKIP	4
 
+/* The guest programs' and the harness's one ARRAY_SIZE (uspace.h has the kernel's). */
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 enum ktap_result {
 	KTAP_PASS,
 	KTAP_FAIL,
@@ -74,7 +79,7 @@ int ktap_list_cases(const struct ktap_case *cases, size_t nr);
 #define KTAP_SUITE_MAIN(suite, cases)					\
 int main(int argc, char **argv)						\
 {									\
-	size_t nr = sizeof(cases) / sizeof((cases)[0]);			\
+	size_t nr = ARRAY_SIZE(cases);			\
 									\
 	if (argc > 1 && !strcmp(argv[1], "--list"))			\
 		return ktap_list_cases(cases, nr);			\

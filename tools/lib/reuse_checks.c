@@ -162,7 +162,7 @@ long bpf_ma_unit(long size)
 	static const long sizes[] = { 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096 };
 	unsigned int i;
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
 		if (size <= sizes[i])
 			return sizes[i];
 	return size;
@@ -180,7 +180,7 @@ long slab_obj_size(long cache)
 	long long v;
 	unsigned int i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		snprintf(name, sizeof(name), names[i], cache);
 		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/slab_size", name);
 		v = sysfs_read_ll(path);
@@ -472,7 +472,7 @@ enum ktap_result reuse_destroy_with_callbacks_in_flight(void)
 		{ BPF_MAP_TYPE_PERCPU_HASH, 8 },
 		{ BPF_MAP_TYPE_PERCPU_HASH, 256 },
 	};
-	const unsigned int nr_maps = sizeof(maps) / sizeof(maps[0]);
+	const unsigned int nr_maps = ARRAY_SIZE(maps);
 	long long start, end;
 	unsigned int r, m;
 
@@ -573,7 +573,7 @@ enum ktap_result reuse_update_delete_all_sizes(void)
 	static const __u32 sizes[] = { 8, 16, 64, 128, 192, 256, 512, 1024, 2048, 4000, 8192 };
 	unsigned int s;
 
-	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+	for (s = 0; s < ARRAY_SIZE(sizes); s++) {
 		if (update_delete(BPF_MAP_TYPE_HASH, sizes[s]) != KTAP_PASS)
 			return KTAP_FAIL;
 		if (sizes[s] <= 512 && update_delete(BPF_MAP_TYPE_PERCPU_HASH, sizes[s]) != KTAP_PASS)

@@ -33,8 +33,8 @@ char LICENSE[] SEC("license") = "GPL";
 				  ".short 0"				\
 				  :::: l_stop);				\
 		goto l_go;						\
-	l_stop:	go = 0;							\
-	l_go:	go;							\
+l_stop:	go = 0;								\
+l_go:	go;								\
 	})
 
 #define ENOMEM_		12
@@ -308,11 +308,10 @@ static __always_inline void lock_check(__u32 key, struct lock_stats *st)
 
 static __always_inline void lock_count_err(long err, struct lock_stats *st)
 {
-	if (err == -ENOMEM_) {
+	if (err == -ENOMEM_)
 		st->nomem++;
-	} else if (!st->errors++) {
+	else if (!st->errors++)
 		st->first_error = err;
-	}
 }
 
 /* This run's source value: every word (CPU + 1) << 48 | run. */

@@ -68,7 +68,7 @@ struct run run = { .producer = "selftests", .base = "", .variant = "", .uml = "y
 /* The report, kept until exit (a one-shot program frees nothing). */
 static struct block *docs;
 
-static void usage(void)
+static void usage_exit(void)
 {
 	fputs("usage: judge [--out DIR] [--expect FILE] [--producer P] [--base B] [--variant V]\n"
 	      "             [--uml yes|no] [--filter GLOBS]\n"
@@ -103,29 +103,50 @@ int main(int argc, char **argv)
 		return sum(argc - 2, argv + 2);
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
-		case 'o': out = optarg; break;
-		case 'e': expect = optarg; break;
-		case 'P': run.producer = optarg; break;
-		case 'b': run.base = optarg; break;
-		case 'v': run.variant = optarg; break;
-		case 'u': run.uml = optarg; break;
-		case 'f': run.filter = optarg; break;
-		case 'p': problem(xstrdup(optarg)); break;
-		case 's': run.suites = *optarg ? optarg : NULL; break;
-		case 'l': listing = true; break;
-		default: usage();
+		case 'o':
+			out = optarg;
+			break;
+		case 'e':
+			expect = optarg;
+			break;
+		case 'P':
+			run.producer = optarg;
+			break;
+		case 'b':
+			run.base = optarg;
+			break;
+		case 'v':
+			run.variant = optarg;
+			break;
+		case 'u':
+			run.uml = optarg;
+			break;
+		case 'f':
+			run.filter = optarg;
+			break;
+		case 'p':
+			problem(xstrdup(optarg));
+			break;
+		case 's':
+			run.suites = *optarg ? optarg : NULL;
+			break;
+		case 'l':
+			listing = true;
+			break;
+		default:
+			usage_exit();
 		}
 	}
 	if (optind < argc)
 		input = argv[optind++];
 	if (optind < argc)
-		usage();
+		usage_exit();
 	if (expect)
 		load_expectations(expect);
 	if (listing)
 		return list_expectations();
 	if (!input)
-		usage();
+		usage_exit();
 
 	f = strcmp(input, "-") ? fopen(input, "r") : stdin;
 	if (!f)

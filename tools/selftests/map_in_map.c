@@ -432,7 +432,7 @@ static enum ktap_result fd_put_paths(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(outer_kinds) / sizeof(outer_kinds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(outer_kinds); i++)
 		if (put_paths_of(&outer_kinds[i]) != KTAP_PASS)
 			return KTAP_FAIL;
 	return KTAP_PASS;

@@ -40,6 +40,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "ktap.h"
 
@@ -200,7 +201,7 @@ static int one_edge(const struct edge *e)
 	return err ? -1 : 0;
 }
 
-static enum ktap_result edges(bool percpu)
+static enum ktap_result class_edges(bool percpu)
 {
 	unsigned int c, j, tested = 0;
 	int ret;
@@ -213,12 +214,12 @@ static enum ktap_result edges(bool percpu)
 	got = malloc(8192 * ncpus);
 	KTAP_EXPECT(buf && got, "no memory");
 
-	for (c = 0; c < sizeof(classes) / sizeof(classes[0]); c++) {
+	for (c = 0; c < ARRAY_SIZE(classes); c++) {
 		unsigned int C = classes[c];
 		/* unit C - 8; unit C (value one under the rounding, and on it); unit C + 8 */
 		int deltas[] = { -72, -65, -64, -63 };
 
-		for (j = 0; j < sizeof(deltas) / sizeof(deltas[0]); j++) {
+		for (j = 0; j < ARRAY_SIZE(deltas); j++) {
 			struct edge e = {
 				.value_size = C + deltas[j],
 				.percpu = percpu,
@@ -240,19 +241,19 @@ static enum ktap_result edges(bool percpu)
 	ktap_diag("%s: %u value sizes at the edges of %zu kmalloc classes, %d elements each "
 		  "(%d above 1024 bytes), %d rounds: every byte read back; %lu inserts retried "
 		  "after -ENOMEM", percpu ? "per-cpu hash" : "hash", tested,
-		  sizeof(classes) / sizeof(classes[0]), NR_KEYS, NR_KEYS_LARGE, ROUNDS,
+		  ARRAY_SIZE(classes), NR_KEYS, NR_KEYS_LARGE, ROUNDS,
 		  enomem_retries);
 	return KTAP_PASS;
 }
 
 static enum ktap_result plain_edges(void)
 {
-	return edges(false);
+	return class_edges(false);
 }
 
 static enum ktap_result percpu_edges(void)
 {
-	return edges(true);
+	return class_edges(true);
 }
 
 static const struct ktap_case cases[] = {

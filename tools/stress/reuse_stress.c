@@ -26,7 +26,7 @@ static struct check checks[] = {
 	{ .name = "update_delete_all_sizes", .run = reuse_update_delete_all_sizes },
 };
 
-#define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
+#define NR_CHECKS ARRAY_SIZE(checks)
 
 static double now(void)
 {

@@ -74,8 +74,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "--check-denylist"))
-		return deny_check("test_lru_map", denylist, ARRAY_SIZE(denylist),
-				  cases, ARRAY_SIZE(cases)) ? 1 : 0;
+		return !!deny_check("test_lru_map", denylist, ARRAY_SIZE(denylist),
+				    cases, ARRAY_SIZE(cases));
 
 	/* Upstream's main(), up to its loops. */
 	nr_cpus = bpf_num_possible_cpus();

@@ -193,8 +193,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "--check-denylist"))
-		return deny_check("test_verifier", denylist, ARRAY_SIZE(denylist),
-				  cases, nr_cases) ? 1 : 0;
+		return !!deny_check("test_verifier", denylist, ARRAY_SIZE(denylist),
+				    cases, nr_cases);
 
 	/* Upstream's main(), up to its loop. */
 	admin = is_admin();

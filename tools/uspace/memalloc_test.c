@@ -267,9 +267,11 @@ static void batch_cpu(struct cpu_arg *a)
 
 	for (i = 0; i < n; i++) {
 		rcu_read_lock();
-		for (k = 0; k < OPS; k++)
-			if (!(slot[k] = update_alloc(a->ma)))
+		for (k = 0; k < OPS; k++) {
+			slot[k] = update_alloc(a->ma);
+			if (!slot[k])
 				a->failures++;
+		}
 		for (k = 0; k < OPS; k++)
 			bpf_mem_cache_free(a->ma, slot[k]);
 		rcu_read_unlock();

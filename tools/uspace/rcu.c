@@ -41,7 +41,7 @@ extern const struct rcu_flavor_struct urcu_memb_flavor, urcu_mb_flavor;
 /* The kernel's struct rcu_head as uspace.h lays it out. */
 struct khead {
 	struct rcu_head urcu;
-	void (*func)(struct khead *);
+	void (*func)(struct khead *head);
 };
 
 struct flavour {

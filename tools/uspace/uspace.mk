@@ -80,7 +80,7 @@ uspace-bins: uspace-trees
 # One run per build directory at a time: two would write the same logs
 # and results (make test beside a make uspace-test in another terminal).
 US_LOCK = scripts/with-lock $(US).lock
-US_RUN = $(US_LOCK) $(US_DIR)/run --build $(US) --src '$(BUILD)/src' --tag '$(BASE_TAG)' --base $(KIT_BASE) --cpus $(USPACE_CPUS) \
+US_RUN = $(US_LOCK) $(US_DIR)/run --build $(US) --src '$(BUILD)/src' --tag '$(BASE_TAG)' --base $(BASE) --cpus $(USPACE_CPUS) \
 	--variants '$(USPACE_VARIANTS)' --tools '$(USPACE_TOOLS)'
 
 uspace-test: uspace-bins $(JUDGE)
@@ -180,7 +180,7 @@ $(US)/%/explore/explore: $(EXPLORE_SRC)/%$(BASE_TAG)/kernel/bpf/memalloc.c $(EXP
 		$$src/lib/llist.c -o $@
 
 EXPLORE_RUN = $(EXPLORE_DIR)/run --bin $(US)/$(VARIANT)/explore/explore --variant $(VARIANT) \
-	--src '$(EXPLORE_SRC)' --tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE)
+	--src '$(EXPLORE_SRC)' --tag '$(BASE_TAG)' --base $(BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE)
 
 .PHONY: uspace-fuzz uspace-replay uspace-minimize uspace-explore-test uspace-explore-bin uspace-pct
 
@@ -218,7 +218,7 @@ uspace-explore-test: $(JUDGE)
 		n=$$((n + 1)); result='not ok'; \
 		if $(MAKE) -s --no-print-directory VARIANT=$$v uspace-explore-bin && \
 		   $(EXPLORE_DIR)/run --bin $(US)/$$v/explore/explore --variant $$v --src '$(EXPLORE_SRC)' \
-			--tag '$(BASE_TAG)' --base $(KIT_BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE) \
+			--tag '$(BASE_TAG)' --base $(BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE) \
 			test --runs $(EXPLORE_TEST_RUNS) --pct-runs $(EXPLORE_TEST_PCT_RUNS) >$(EXPLORE_RESULTS)/$$v.log 2>&1; then \
 			result=ok; \
 		fi; \
@@ -226,7 +226,7 @@ uspace-explore-test: $(JUDGE)
 		echo "$$result $$n $$v" >>$$ktap; \
 	done; \
 	cat $$ktap; \
-	$(JUDGE) --out $(CURDIR)/$(EXPLORE_RESULTS) --producer explore --base $(KIT_BASE) $$ktap
+	$(JUDGE) --out $(CURDIR)/$(EXPLORE_RESULTS) --producer explore --base $(BASE) $$ktap
 
 # make test's share (tests/run-all, 6.1 only for now): the variants
 # uspace-test-quick runs.

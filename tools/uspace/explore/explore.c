@@ -585,7 +585,7 @@ static void check_one_place(void)
 			if (!b)
 				xfail("in-use", "slot %d holds an object that is no live object", i);
 			else
-				{ b->mark++; b->place = "in use"; b->place_cpu = -1; }
+				xblock_mark(b, "in use", -1);
 		}
 	for (k = 0; k < uspace_nr_cpus; k++)
 		for (i = 0; i < NR_STASH; i++)
@@ -593,7 +593,7 @@ static void check_one_place(void)
 				struct xblock *b = xobj_at(block_of(stash[k][i]));
 
 				if (b)
-					{ b->mark++; b->place = "NMI stash"; b->place_cpu = k; }
+					xblock_mark(b, "NMI stash", k);
 			}
 	for (i = 0; i < xobjs_count(); i++) {
 		struct xblock *b = xobj(i);

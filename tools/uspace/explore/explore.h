@@ -72,8 +72,17 @@ struct xblock {
 	unsigned long serial;	/* n-th block of the run: stable across replays */
 	const char *place;	/* where the last check found it */
 	int place_cpu;
-	long __attribute__((aligned(16))) data[];
+	long data[] __attribute__((aligned(16)));
 };
+
+/* A check found @b live, at @place (of CPU @cpu, or -1). */
+static inline void xblock_mark(struct xblock *b, const char *place, int cpu)
+{
+	b->mark++;
+	b->place = place;
+	b->place_cpu = cpu;
+}
+
 extern struct xblock **xblocks;
 extern int nr_xblocks;
 extern long xmem_live;

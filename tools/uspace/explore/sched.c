@@ -973,6 +973,6 @@ void xcbs_mark(void)
 		struct xblock *b = xobj_at(cb->head);
 
 		if (b)
-			{ b->mark++; b->place = "callback"; b->place_cpu = cb->cpu; }
+			xblock_mark(b, "callback", cb->cpu);
 	}
 }

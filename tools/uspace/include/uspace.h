@@ -44,9 +44,7 @@ typedef unsigned int gfp_t;
 #define __ro_after_init
 #define __read_mostly
 #define __must_check	__attribute__((warn_unused_result))
-#ifndef __always_inline
-#define __always_inline	inline __attribute__((always_inline))
-#endif
+/* __always_inline: glibc's <sys/cdefs.h> (from <errno.h>) has the kernel's. */
 #define notrace		__attribute__((no_instrument_function))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
@@ -111,7 +109,7 @@ void uspace_sched_point(int kind);
 #define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_mb__before_atomic()	smp_mb()
 #define smp_mb__after_atomic()	smp_mb()
-#define barrier()		__asm__ __volatile__("" ::: "memory")
+#define barrier()		__atomic_signal_fence(__ATOMIC_SEQ_CST)
 
 #define xchg(p, v)		({ USPACE_SP(XCHG); __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST); })
 #define cmpxchg(p, o, n) ({						\
@@ -189,7 +187,7 @@ void uspace_irq_restore(unsigned long flags);
 bool uspace_irqs_disabled(void);
 bool uspace_in_nmi(void);
 
-#define local_irq_save(flags)	do { (flags) = uspace_irq_save(); } while (0)
+#define local_irq_save(flags)	((flags) = uspace_irq_save())
 #define local_irq_restore(flags) uspace_irq_restore(flags)
 #define local_irq_disable()	((void)uspace_irq_save())
 #define local_irq_enable()	uspace_irq_restore(0)
@@ -326,7 +324,7 @@ struct irq_work {
 	struct irq_work *next;	/* this CPU's pending list */
 	int flags;		/* IRQ_WORK_PENDING | IRQ_WORK_BUSY */
 	int cpu;		/* where it was queued */
-	void (*func)(struct irq_work *);
+	void (*func)(struct irq_work *work);
 };
 #define IRQ_WORK_PENDING	1
 #define IRQ_WORK_BUSY		2
@@ -343,7 +341,7 @@ void irq_work_sync(struct irq_work *w);
 
 struct work_struct {
 	struct work_struct *next;
-	void (*func)(struct work_struct *);
+	void (*func)(struct work_struct *work);
 };
 struct workqueue_struct;
 extern struct workqueue_struct *system_unbound_wq;
@@ -362,7 +360,7 @@ void uspace_flush_workqueue(void);	/* waits until no work is queued or running *
  */
 struct rcu_head {
 	void *urcu_head[2];
-	void (*func)(struct rcu_head *);
+	void (*func)(struct rcu_head *head);
 };
 typedef void (*rcu_callback_t)(struct rcu_head *);
 #define callback_head rcu_head
