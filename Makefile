@@ -327,7 +327,7 @@ identity:
 		'flavor=$(FLAVOR)' 'tag=$(BASE_TAG)' 'kernel_src=$(KERNEL_SRC)' 'uml_patches=$(UML_PATCHES)' \
 		'src=$(SRC)' 'build=$(OBJ)' 'kernel=$(KERNEL)' 'run_name=$(RUN_NAME)' 'logs=$(LOGS)' \
 		'judge_args=$(RUN_ID)' 'flavor_args=$(strip $(FLAVOR_ARGS))' 'slowdown=$(SLOWDOWN)' \
-		'image=$(IMAGE)' 'upstream_image=$(UP_IMAGE)' 'uspace=$(US)' 'mutant_of=$(MUTANT_OF)' \
+		'image=$(IMAGE)' 'upstream_image=$(UP_IMAGE)' 'upstream_mem=$(UPSTREAM_MEM)' 'uspace=$(US)' 'mutant_of=$(MUTANT_OF)' \
 		'uspace_explore=$(or $(call base_key,uspace_explore,$(BASE)),no)' \
 		'make_args=$(strip $(IDENTITY_MAKE_ARGS))'
 

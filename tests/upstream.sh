@@ -312,3 +312,15 @@ test_max_map_count_reads_sizes_and_leaves_enough_alone() {
 	[ $rc -ne 0 ] || fail "a size it cannot read was accepted"
 	expect_match out "cannot read the memory size '12X'"
 }
+
+# A base's upstream guest memory is its upstream_mem key, else 1G; 7.2's
+# verifier needs 2G for scale_test_2 (kernel/bases/7.2).
+test_upstream_mem_is_the_bases() {
+	for b in 6.1 6.12 7.2; do
+		make -s --no-print-directory -C "$KIT" identity SPEC="@$b" >id 2>err ||
+			fail "make identity SPEC=@$b: $(cat err)"
+		want=$(sed -n 's/^upstream_mem=//p' "$KIT/kernel/bases/$b")
+		expect_match id "^upstream_mem=${want:-1G}\$"
+	done
+	expect_match id '^upstream_mem=2G$'
+}

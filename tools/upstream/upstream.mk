@@ -36,9 +36,10 @@ UPSTREAM_TIMEOUT ?= 5400
 # at a time, and test_verifier's scale tests verify 1M-instruction
 # programs (about 100M of verifier state).  The kernel's default 64M is
 # far too little, 256M runs out in both; 1G leaves room for the debug
-# and kasan flavors' overhead.  It comes after the flavor's own mem=
-# (uml/configs/*.cmdline), so it wins.
-UPSTREAM_MEM := 1G
+# and kasan flavors' overhead.  A base may need more (its upstream_mem
+# key, kernel/bases/<base>: 7.2's verifier says why).  It comes after the
+# flavor's own mem= (uml/configs/*.cmdline), so it wins.
+UPSTREAM_MEM := $(or $(call base_key,upstream_mem,$(BASE)),1G)
 UPSTREAM_ARGS := mem=$(UPSTREAM_MEM)
 
 # As the selftests' Makefile orders them: the tree's tools/include (u8,
