@@ -328,6 +328,7 @@ identity:
 		'src=$(SRC)' 'build=$(OBJ)' 'kernel=$(KERNEL)' 'run_name=$(RUN_NAME)' 'logs=$(LOGS)' \
 		'judge_args=$(RUN_ID)' 'flavor_args=$(strip $(FLAVOR_ARGS))' 'slowdown=$(SLOWDOWN)' \
 		'image=$(IMAGE)' 'upstream_image=$(UP_IMAGE)' 'upstream_mem=$(UPSTREAM_MEM)' 'uspace=$(US)' 'mutant_of=$(MUTANT_OF)' \
+		'uspace_test=$(or $(call base_key,uspace_test,$(BASE)),yes)' \
 		'uspace_explore=$(or $(call base_key,uspace_explore,$(BASE)),no)' \
 		'make_args=$(strip $(IDENTITY_MAKE_ARGS))'
 
