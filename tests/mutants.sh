@@ -20,7 +20,11 @@ test_every_mutant_names_cases_that_exist() {
 		base=$(basename "$(dirname "$d")")
 		name=$(basename "$d")
 		[ -f "$KIT/kernel/bases/$base" ] || fail "$s: '$base' is not a base (kernel/bases/)"
-		id=$(kit_identity "mutant-$name@$base" 2>err) || fail "$s does not resolve: $(cat err)"
+		flavor=$(sed -n 's/^#[[:space:]]*flavor:[[:space:]]*//p' "$s" | tail -n 1)
+		flavor=${flavor:-default}
+		[ -f "$KIT/uml/configs/$flavor.config" ] ||
+			fail "$s: '# flavor: $flavor' is not a flavor (uml/configs/<flavor>.config)"
+		id=$(kit_identity "mutant-$name@$base:$flavor" 2>err) || fail "$s does not resolve: $(cat err)"
 		[ -n "$(kit_fact mutant_of "$id")" ] || fail "$s: the kit does not judge it as the variant it includes"
 		catches=$(sed -n 's/^#[[:space:]]*catches:[[:space:]]*//p' "$s")
 		[ -n "$catches" ] || fail "$s has no '# catches:' line"

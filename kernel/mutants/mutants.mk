@@ -4,7 +4,8 @@
 # variant of that base, VARIANT=mutant-<name> (BASE=<base>), that includes
 # one of the base's variants and breaks it in one way that matters.  Its
 # header names the cases meant to catch it ("# catches: guest:SUITE.CASE
-# uspace:CASE"); kernel/mutants/run runs those and says whether that very
+# uspace:CASE", and "# flavor: FLAVOR" when only that flavor's checks can
+# see it); kernel/mutants/run runs those and says whether that very
 # case failed:
 #
 #   make mutants                    every mutant of every base: guest and user space; a table
@@ -41,5 +42,6 @@ mutant-variants:
 		s=$(MUTANTS_DIR)/$$m/series; \
 		d=$$(sed -n 's/^#[[:space:]]*//p' $$s | head -n 1); \
 		c=$$(sed -n 's/^#[[:space:]]*catches:[[:space:]]*//p' $$s | tr '\n' ' '); \
-		printf '  %-32s %s\n  %-32s catches: %s\n' "mutant-$$m" "$${d:-(no description: start $$s with a # line)}" "" "$${c:-(none: add a # catches: line)}"; \
+		f=$$(sed -n 's/^#[[:space:]]*flavor:[[:space:]]*//p' $$s | tail -n 1); \
+		printf '  %-32s %s\n  %-32s catches: %s%s\n' "mutant-$$m" "$${d:-(no description: start $$s with a # line)}" "" "$${c:-(none: add a # catches: line)}" "$${f:+(in the $$f flavor)}"; \
 	done
