@@ -39,11 +39,10 @@ US_LIBS := -lurcu-memb -lurcu-mb -lurcu-common -lpthread
 # invalid_read: memalloc_test.c, inject()).  Only with US= elsewhere, so
 # that no mutant takes the place of the kit's own binaries.
 US_INJECT ?=
-ifneq ($(US_INJECT),)
-ifeq ($(US),$(BUILD)/uspace$(BASE_TAG))
-$(error US_INJECT needs a build directory of its own: US=DIR)
-endif
-endif
+# own_build_dir VAR: a test-only fault VAR set with the kit's own US is an error.
+own_build_dir = $(if $(and $($(1)),$(filter $(BUILD)/uspace$(BASE_TAG),$(US))),\
+	$(error $(1) needs a build directory of its own: US=DIR))
+$(call own_build_dir,US_INJECT)
 
 # us_src VARIANT: the variant's patched tree (made by $(MAKE) VARIANT=v uspace-src)
 us_src = $(call variant_src,$(1))
@@ -149,11 +148,7 @@ EXPLORE_SRC ?= $(BUILD)/src
 # the workload's rcu frees plain ones, which rcu-reuse must catch.  Only
 # with US= elsewhere, like US_INJECT.
 EXPLORE_INJECT ?=
-ifneq ($(EXPLORE_INJECT),)
-ifeq ($(US),$(BUILD)/uspace$(BASE_TAG))
-$(error EXPLORE_INJECT needs a build directory of its own: US=DIR)
-endif
-endif
+$(call own_build_dir,EXPLORE_INJECT)
 EXPLORE_DIR := $(US_DIR)/explore
 EXPLORE_CORPUS := $(US_DIR)/corpus
 EXPLORE_DEPS := $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c $(US_DIR)/debugfs.c \
