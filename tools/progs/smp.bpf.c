@@ -183,6 +183,7 @@ int pcpu_insert(struct xdp_md *ctx)
 	struct pcpu_value v;
 	struct pcpu_args *a;
 	struct pcpu_result *r;
+	long err;
 
 	if (cpu >= PCPU_MAX_CPUS)
 		return XDP_ABORTED;
@@ -191,10 +192,15 @@ int pcpu_insert(struct xdp_md *ctx)
 	for (i = 0; i < PCPU_BURST && i < a->nr; i++) {
 		key = a->first + i;
 		pcpu_fill(&v, key, a->round, cpu);
-		if (bpf_map_update_elem(&pcpu, &key, &v, BPF_NOEXIST))
-			r->insert_err++;
-		else
+		err = bpf_map_update_elem(&pcpu, &key, &v, BPF_NOEXIST);
+		if (!err)
 			r->inserted++;
+		else if (err == -ENOMEM_)
+			r->insert_nomem++;
+		else if (err == -EEXIST_ && a->retry)
+			r->insert_again++;
+		else
+			r->insert_err++;
 	}
 	return XDP_PASS;
 }

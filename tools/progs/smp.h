@@ -30,11 +30,15 @@ struct pcpu_args {
 	__u32 first;
 	__u32 nr;
 	__u64 round;
+	__u32 retry;		/* insert again after -ENOMEM: -EEXIST is a key already in */
+	__u32 pad;
 };
 
 /* What the programs on one CPU counted. */
 struct pcpu_result {
 	__u64 inserted;
+	__u64 insert_nomem;	/* the allocator had no object at hand */
+	__u64 insert_again;	/* -EEXIST on a retry */
 	__u64 insert_err;
 	__u64 checked;
 	__u64 missing;
