@@ -157,3 +157,14 @@ test_missing_config_option_is_named() {
 	expect_match out 'CONFIG_BPF_JIT: asked y, got n'
 	[ ! -e obj/.config ] || fail "a .config without the option was left"
 }
+
+test_later_fragment_overrides() {
+	tree=$(any_tree) || skip "no unpacked kernel tree (make kernel first)"
+	# As merge_config.sh: the last fragment's word on an option is the
+	# one asked (uml/configs/kasan-7.2.config turns KASAN_VMALLOC off).
+	printf 'CONFIG_64BIT=y\nCONFIG_BPF_SYSCALL=y\n' >first.config
+	printf '# CONFIG_BPF_SYSCALL is not set\n' >second.config
+	"$KIT/uml/configure" "$tree" obj first.config second.config >out 2>&1 ||
+		fail "configure refused a fragment overriding an earlier one: $(cat out)"
+	expect_match obj/.config '# CONFIG_BPF_SYSCALL is not set'
+}
