@@ -65,6 +65,18 @@ test_run_directory_describes_the_run() {
 	expect_match "$d/run.conf" '^tests=htab_syscall$'
 	expect_match "$d/run.conf" '^exit=0$'
 	expect_match "$d/summary" '^5 passed, 0 failed, 0 skipped$'
+	expect_match "$d/run.conf" '^kit=.'
+	# The directory re-runs: uml/again boots its again= command into a
+	# new run directory with the same identity and filter.
+	"$KIT/uml/again" "$d" >again.out 2>&1 || fail "uml/again failed: $(tail -5 again.out)"
+	[ "$(ls -d logs/*/ | wc -l)" -eq 2 ] || fail "uml/again did not make one new run directory"
+	d2=$(ls -td logs/*/ | head -1)
+	[ "$d2" != "$d" ] || fail "uml/again reused $d"
+	for key in kernel image variant tests timeout kit; do
+		[ "$(grep "^$key=" "$d/run.conf")" = "$(grep "^$key=" "$d2/run.conf")" ] ||
+			fail "uml/again changed $key: $(grep "^$key=" "$d2/run.conf")"
+	done
+	expect_match "$d2/summary" '^5 passed, 0 failed, 0 skipped$'
 }
 
 # gdb mode (make gdb): the same run directory and the same clean-up.  The
