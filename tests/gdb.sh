@@ -326,11 +326,11 @@ test_attach_detach_guest_lives_on() {
 	expect_match console 'reboot: System halted'
 }
 
-# 6.12: the default breakpoints of its variants resolve, gdb stops in
-# __free_by_rcu() (the merged design's RCU callback) called by Tiny RCU,
-# and bpf-ma shows 6.12's own lists where 6.1's print absent.
-test_break_in_free_by_rcu_6_12() {
-	k=$(kernel reuse-after-gp default 6.12) || exit $?
+# A gdb session on reuse-after-gp@BASE stopped in __free_by_rcu() (the
+# merged design's RCU callback): its backtrace, bpf-ma on the stopped
+# cache, bpf-ma -s bpf_global_ma; leaves gdb's output in out.
+free_by_rcu_session() {
+	k=$(kernel reuse-after-gp default "$1") || exit $?
 	command -v gdb >/dev/null || skip "no gdb (apt-get install gdb)"
 	logs=$PWD/logs
 	trap 'kill_groups "uml_dir=$logs/"' EXIT
@@ -339,12 +339,10 @@ test_break_in_free_by_rcu_6_12() {
 		'echo KIT-CONTINUE\n' delete continue >session.gdb
 	rc=0
 	"$KIT/uml/run" --gdb --timeout 150 --logdir logs --tests reuse.no_immediate_reuse \
-		--break "$(make -s --no-print-directory -C "$KIT" BASE=6.12 print-break | sed 's/^[^:]*: //')" \
+		--break "$(make -s --no-print-directory -C "$KIT" BASE="$1" print-break | sed 's/^[^:]*: //')" \
 		--gdb-batch session.gdb "$k" "$KIT/rootfs.img" </dev/null >out 2>&1 || rc=$?
 	[ $rc -eq 0 ] || fail "uml/run --gdb exited $rc"
 	expect_match out 'hit Breakpoint [0-9]+, __free_by_rcu \('
-	section out '^KIT-STOPPED' '^KIT-BPF-MA' >bt
-	expect_match bt ' rcu_process_callbacks \('
 	section out '^KIT-BPF-MA' '^KIT-GLOBAL' >ma
 	expect_match ma '^__free_by_rcu\(\): cache: \(struct bpf_mem_cache \*\) 0x[0-9a-f]+$'
 	expect_match ma '^  free_by_rcu [0-9]+  waiting_for_gp [0-9]+  reuse_ready absent  wait_for_free absent$'
@@ -356,4 +354,22 @@ test_break_in_free_by_rcu_6_12() {
 	expect_match global '^bpf_global_ma: \(struct bpf_mem_alloc \*\) 0x[0-9a-f]+$'
 	expect_match global '^  cpu 0 caches\[10\] 0x[0-9a-f]+: unit_size 4096  free_llist [0-9]+'
 	expect_no_match global 'unreadable|loop after|Python Exception|Error'
+	section out '^KIT-STOPPED' '^KIT-BPF-MA' >bt
+}
+
+# 6.12: the default breakpoints of its variants resolve, gdb stops in
+# __free_by_rcu() called by Tiny RCU, and bpf-ma shows 6.12's own lists
+# where 6.1's print absent.
+test_break_in_free_by_rcu_6_12() {
+	free_by_rcu_session 6.12
+	expect_match bt ' rcu_process_callbacks \('
+}
+
+# 7.2 on two CPUs: Tree RCU runs the callback (rcu_do_batch() from
+# rcu_core()), and the per-cpu caches of every CPU are read through
+# linux.cpus' per_cpu().
+test_break_in_free_by_rcu_7_2() {
+	free_by_rcu_session 7.2
+	expect_match bt ' rcu_do_batch \('
+	expect_match global '^  cpu 1 caches\[10\] 0x[0-9a-f]+: unit_size 4096  free_llist [0-9]+'
 }
