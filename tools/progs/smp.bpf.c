@@ -175,71 +175,49 @@ static __always_inline void pcpu_fill(struct pcpu_value *v, __u32 key, __u64 rou
 	v->sum = key ^ round ^ cpu ^ PCPU_SALT;
 }
 
-/* Insert [first, first + nr): this CPU's copy holds the pattern, the others 0. */
-SEC("xdp")
-int pcpu_insert(struct xdp_md *ctx)
+/* Insert @key: this CPU's copy holds the pattern, the others 0. */
+static __always_inline void pcpu_insert_key(__u32 key, __u32 cpu, struct pcpu_args *a,
+					    struct pcpu_result *r)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), i, key;
 	struct pcpu_value v;
-	struct pcpu_args *a;
-	struct pcpu_result *r;
 	long err;
 
-	if (cpu >= PCPU_MAX_CPUS)
-		return XDP_ABORTED;
-	a = &pcpu_args[cpu];
-	r = &pcpu_result[cpu];
-	for (i = 0; i < PCPU_BURST && i < a->nr; i++) {
-		key = a->first + i;
-		pcpu_fill(&v, key, a->round, cpu);
-		err = bpf_map_update_elem(&pcpu, &key, &v, BPF_NOEXIST);
-		if (!err)
-			r->inserted++;
-		else if (err == -ENOMEM_)
-			r->insert_nomem++;
-		else if (err == -EEXIST_ && a->retry)
-			r->insert_again++;
-		else
-			r->insert_err++;
-	}
-	return XDP_PASS;
+	pcpu_fill(&v, key, a->round, cpu);
+	err = bpf_map_update_elem(&pcpu, &key, &v, BPF_NOEXIST);
+	if (!err)
+		r->inserted++;
+	else if (err == -ENOMEM_)
+		r->insert_nomem++;
+	else if (err == -EEXIST_ && a->retry)
+		r->insert_again++;
+	else
+		r->insert_err++;
 }
 
-/* Look [first, first + nr) up: this CPU's copy must hold this round's pattern. */
-SEC("xdp")
-int pcpu_check(struct xdp_md *ctx)
+/* Look @key up: this CPU's copy must hold this round's pattern. */
+static __always_inline void pcpu_check_key(__u32 key, __u32 cpu, struct pcpu_args *a,
+					   struct pcpu_result *r)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), i, key;
-	struct pcpu_value *v;
-	struct pcpu_args *a;
-	struct pcpu_result *r;
+	struct pcpu_value *v = bpf_map_lookup_elem(&pcpu, &key);
 
-	if (cpu >= PCPU_MAX_CPUS)
-		return XDP_ABORTED;
-	a = &pcpu_args[cpu];
-	r = &pcpu_result[cpu];
-	for (i = 0; i < PCPU_BURST && i < a->nr; i++) {
-		key = a->first + i;
-		v = bpf_map_lookup_elem(&pcpu, &key);
-		r->checked++;
-		if (!v) {
-			r->missing++;
-			continue;
-		}
-		if (v->key != key || v->round != a->round || v->cpu != cpu ||
-		    v->sum != (key ^ a->round ^ cpu ^ PCPU_SALT)) {
-			if (!r->wrong++) {
-				r->first_wrong_key = key;
-				r->first_wrong = *v;
-			}
+	r->checked++;
+	if (!v) {
+		r->missing++;
+		return;
+	}
+	if (v->key != key || v->round != a->round || v->cpu != cpu ||
+	    v->sum != (key ^ a->round ^ cpu ^ PCPU_SALT)) {
+		if (!r->wrong++) {
+			r->first_wrong_key = key;
+			r->first_wrong = *v;
 		}
 	}
-	return XDP_PASS;
 }
 
-/* Delete [first, first + nr) from BPF. */
-SEC("xdp")
-int pcpu_delete(struct xdp_md *ctx)
+enum pcpu_op { PCPU_INSERT, PCPU_CHECK, PCPU_DELETE };
+
+/* @op on the keys [first, first + nr) that this CPU's pcpu_args name. */
+static __always_inline int pcpu_burst(enum pcpu_op op)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), i, key;
 	struct pcpu_args *a;
@@ -251,10 +229,33 @@ int pcpu_delete(struct xdp_md *ctx)
 	r = &pcpu_result[cpu];
 	for (i = 0; i < PCPU_BURST && i < a->nr; i++) {
 		key = a->first + i;
-		if (!bpf_map_delete_elem(&pcpu, &key))
+		if (op == PCPU_INSERT)
+			pcpu_insert_key(key, cpu, a, r);
+		else if (op == PCPU_CHECK)
+			pcpu_check_key(key, cpu, a, r);
+		else if (!bpf_map_delete_elem(&pcpu, &key))
 			r->deleted++;
 	}
 	return XDP_PASS;
+}
+
+SEC("xdp")
+int pcpu_insert(struct xdp_md *ctx)
+{
+	return pcpu_burst(PCPU_INSERT);
+}
+
+SEC("xdp")
+int pcpu_check(struct xdp_md *ctx)
+{
+	return pcpu_burst(PCPU_CHECK);
+}
+
+/* Half of a round's deletes are from BPF, half through the syscall. */
+SEC("xdp")
+int pcpu_delete(struct xdp_md *ctx)
+{
+	return pcpu_burst(PCPU_DELETE);
 }
 
 /* --- lock_update_vs_delete ------------------------------------------------ */
