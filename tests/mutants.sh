@@ -39,7 +39,14 @@ test_every_mutant_names_cases_that_exist() {
 			uspace:*)
 				grep -q "{ \"${c#uspace:}\"," "$KIT/tools/uspace/memalloc_test.c" ||
 					fail "$s: tools/uspace/memalloc_test.c has no case ${c#uspace:}" ;;
-			*) fail "$s: '$c' is neither guest:SUITE.CASE, uspace:CASE nor none" ;;
+			explore:*)
+				# the invariants explore.c's fail() names, and ASan's report
+				case ${c#explore:} in
+				asan) ;;
+				*) grep -q "\"${c#explore:}\"" "$KIT/tools/uspace/explore/explore.c" ||
+					fail "$s: tools/uspace/explore/explore.c has no invariant ${c#explore:}" ;;
+				esac ;;
+			*) fail "$s: '$c' is neither guest:SUITE.CASE, uspace:CASE, explore:INVARIANT nor none" ;;
 			esac
 		done
 	done
@@ -80,6 +87,18 @@ test_caught_only_by_the_intended_case_or_a_splat() {
 	out=$("$CAUGHT" --catches 'uspace:no_reuse_before_gp' --uspace tools) ||
 		fail "a tool's failure of the intended case is not counted: $out"
 	case $out in *"no_reuse_before_gp (valgrind)"*) ;; *) fail "the tool is not named: $out" ;; esac
+
+	# The explorer: an input that broke the named invariant catches; one
+	# that broke another does not.
+	results explore '{"cases": [{"name": "gp-join", "outcome": "fail",
+		"diagnostics": ["# explore: FAIL (leak) at command 3: 96 bytes"]},
+		{"name": "reuse-hold", "outcome": "pass"}], "problems": []}'
+	rc=0
+	out=$("$CAUGHT" --catches 'explore:reuse' --explore explore) || rc=$?
+	[ $rc -eq 1 ] || fail "another invariant's failure caught the mutant (exit $rc): $out"
+	"$CAUGHT" --catches 'explore:reuse explore:leak' --explore explore >out ||
+		fail "the intended invariant failed, yet not caught: $(cat out)"
+	expect_match out '^explore\|caught\|explore: gp-join: explore: FAIL \(leak\) at command 3'
 }
 
 test_caught_without_results_is_an_error() {

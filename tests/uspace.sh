@@ -300,20 +300,12 @@ test_valgrind_report_in_base_run_with_expected_failure_fails_the_run() {
 	expect_match out '^# base: FAIL +valgrind\.report$'
 }
 
-# --- the interleaving explorer on the mutants it must catch -----------------
+# --- the interleaving explorer -------------------------------------------
 #
-# Each mutant of memalloc.c that the explorer sees, and the failure its
-# seed corpus (tools/uspace/corpus) must show on it: the corpus is
-# replayed on the mutant's allocator with nothing expected to break.
-# make test's mutation step prepares the mutants' trees first
-# (make mutants-uspace).  cb-done-relaxed drops a barrier, which the
-# sequentially consistent scheduler cannot see (tools/uspace/README.md).
-EXPLORE_CATCHES='
-reuse-no-gp              FAIL \(reuse\)
-gp-join-in-flight        FAIL \(reuse\)
-free-no-tasks-trace-gp   FAIL \(trace-free\)
-destroy-no-barrier       ERROR: AddressSanitizer: heap-use-after-free
-drain-before-direct-free FAIL \((leak|one-place)\)'
+# Which mutant of memalloc.c the explorer's corpus must catch, and how, is
+# in each mutant's header ("# catches: explore:INVARIANT"): make test's
+# mutation step (make mutants-uspace, kernel/mutants/run) replays the
+# corpus on each and counts it.
 
 # explore_bin VARIANT: the explorer of VARIANT (6.1) built in $SCRATCH from
 # its tree (under EXPLORE_SRC if the environment names another kit's
@@ -327,28 +319,6 @@ explore_bin() {
 	}
 	make -s --no-print-directory -C "$KIT" US="$SCRATCH/us" BASE=6.1 VARIANT="$1" "$SCRATCH/us/$1/explore/explore" >build.log 2>&1 ||
 		{ cat build.log; fail "could not build the explorer of $1"; }
-}
-
-# explore_corpus_catches VARIANT PATTERN: some input of the corpus fails
-# on VARIANT with PATTERN
-explore_corpus_catches() {
-	for f in "$KIT"/tools/uspace/corpus/*; do
-		rc=0
-		EXPLORE_XFAIL='' "$SCRATCH/us/$1/explore/explore" "$f" >"out.$(basename "$f")" 2>&1 || rc=$?
-		if [ $rc -ne 0 ] && grep -Eq "$2" "out.$(basename "$f")"; then
-			echo "$1: $(basename "$f"): $(grep -Em 1 "$2" "out.$(basename "$f")")"
-			return 0
-		fi
-	done
-	fail "no input of tools/uspace/corpus shows '$2' on $1"
-}
-
-test_explore_corpus_catches_each_memalloc_mutant() {
-	echo "$EXPLORE_CATCHES" | while read -r m pattern; do
-		[ -n "$m" ] || continue
-		explore_bin "mutant-$m"
-		explore_corpus_catches "mutant-$m" "$pattern"
-	done
 }
 
 # PCT's replay string names one schedule: it fails the same way twice.

@@ -4,7 +4,7 @@
 # variant of that base, VARIANT=mutant-<name> (BASE=<base>), that includes
 # one of the base's variants and breaks it in one way that matters.  Its
 # header names the cases meant to catch it ("# catches: guest:SUITE.CASE
-# uspace:CASE", and "# flavor: FLAVOR" when only that flavor's checks can
+# uspace:CASE explore:INVARIANT", and "# flavor: FLAVOR" when only that flavor's checks can
 # see it); kernel/mutants/run runs those and says whether that very
 # case failed:
 #
@@ -33,7 +33,7 @@ mutants: deps
 	@kernel/mutants/run $(if $(MUTANTS_T),--tests '$(MUTANTS_T)') --uspace '$(MUTANTS_USPACE)' $(MUTANTS)
 
 # The user-space half: each mutant's memalloc.c under ASan, TSan and
-# Valgrind, no kernel build (about a minute a mutant).  make test's step.
+# Valgrind, and under the explorer's corpus, no kernel build (about a minute a mutant).  make test's step.
 mutants-uspace: deps
 	@kernel/mutants/run --no-guest --uspace '$(MUTANTS_USPACE)' $(MUTANTS)
 
