@@ -25,6 +25,7 @@ long slab_obj_size(long cache);
 
 /* Inside one program run, a deleted element is not reused. */
 enum ktap_result reuse_no_immediate_reuse(void);
+enum ktap_result reuse_no_immediate_percpu_reuse(void);
 
 /* A steady overwrite keeps the map's memory cgroup bounded. */
 enum ktap_result reuse_overwrite_memory_bounded(void);

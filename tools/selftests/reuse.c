@@ -29,6 +29,7 @@ static enum ktap_result destroy_with_callbacks_in_flight_fallback(void)
 
 static const struct ktap_case cases[] = {
 	{ "no_immediate_reuse", reuse_no_immediate_reuse },
+	{ "no_immediate_percpu_reuse", reuse_no_immediate_percpu_reuse },
 	{ "overwrite_memory_bounded", reuse_overwrite_memory_bounded },
 	{ "destroy_with_callbacks_in_flight", reuse_destroy_with_callbacks_in_flight },
 	{ "update_delete_all_sizes", reuse_update_delete_all_sizes },
