@@ -26,11 +26,14 @@ MUTANTS ?=
 MUTANTS_T ?=
 # quick (make uspace-quick's size) or full (make uspace-test's).
 MUTANTS_USPACE ?= quick
+# 1: keep each mutant's source tree and kernel build once judged.
+MUTANTS_KEEP ?=
 
 .PHONY: mutants mutants-uspace mutant-variants
 
 mutants: deps
-	@kernel/mutants/run $(if $(MUTANTS_T),--tests '$(MUTANTS_T)') --uspace '$(MUTANTS_USPACE)' $(MUTANTS)
+	@kernel/mutants/run $(if $(MUTANTS_T),--tests '$(MUTANTS_T)') $(if $(MUTANTS_KEEP),--keep) \
+		--uspace '$(MUTANTS_USPACE)' $(MUTANTS)
 
 # The user-space half: each mutant's memalloc.c under ASan, TSan and
 # Valgrind, and under the explorer's corpus, no kernel build (about a minute a mutant).  make test's step.
