@@ -41,10 +41,8 @@ mutants-uspace: deps
 	@kernel/mutants/run --no-guest --uspace '$(MUTANTS_USPACE)' $(MUTANTS)
 
 mutant-variants:
-	@for m in $(MUTANT_NAMES); do \
-		s=$(MUTANTS_DIR)/$$m/series; \
-		d=$$(sed -n 's/^#[[:space:]]*//p' $$s | head -n 1); \
-		c=$$(sed -n 's/^#[[:space:]]*catches:[[:space:]]*//p' $$s | tr '\n' ' '); \
-		f=$$(sed -n 's/^#[[:space:]]*flavor:[[:space:]]*//p' $$s | tail -n 1); \
-		printf '  %-32s %s\n  %-32s catches: %s%s\n' "mutant-$$m" "$${d:-(no description: start $$s with a # line)}" "" "$${c:-(none: add a # catches: line)}" "$${f:+(in the $$f flavor)}"; \
+	@kernel/mutants/run --list $(addprefix $(BASE)/,$(MUTANT_NAMES)) | \
+	while IFS='|' read -r m d c f b; do \
+		printf '  %-32s %s\n  %-32s catches: %s%s\n' "mutant-$${m#*/}" "$${d:-(no description: start kernel/mutants/$$m/series with a # line)}" \
+			"" "$${c:-(none: add a # catches: line)}" "$${f:+ (in the $$f flavor)}"; \
 	done
