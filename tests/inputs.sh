@@ -148,7 +148,7 @@ test_filter_grammar() {
 }
 
 test_missing_config_option_is_named() {
-	tree=$(any_tree) || skip "no unpacked kernel tree (make kernel first)"
+	tree=$(any_built src) || skip "no unpacked kernel tree (make kernel first)"
 	# BPF_JIT cannot be enabled on UML: Kconfig drops it.
 	printf 'CONFIG_64BIT=y\nCONFIG_BPF_SYSCALL=y\nCONFIG_BPF_JIT=y\n' >frag.config
 	rc=0
@@ -159,7 +159,7 @@ test_missing_config_option_is_named() {
 }
 
 test_later_fragment_overrides() {
-	tree=$(any_tree) || skip "no unpacked kernel tree (make kernel first)"
+	tree=$(any_built src) || skip "no unpacked kernel tree (make kernel first)"
 	# As merge_config.sh: the last fragment's word on an option is the
 	# one asked (uml/configs/kasan-7.2.config turns KASAN_VMALLOC off).
 	printf 'CONFIG_64BIT=y\nCONFIG_BPF_SYSCALL=y\n' >first.config

@@ -13,7 +13,7 @@ image() {
 }
 
 test_timeout_kills_the_whole_guest() {
-	k=$(any_kernel) || skip "no kernel built (make kernel first)"
+	k=$(any_built kernel) || skip "no kernel built (make kernel first)"
 	img=$(image)
 	sum=$(sha256sum <"$img")
 	rc=0
@@ -30,7 +30,7 @@ test_timeout_kills_the_whole_guest() {
 }
 
 test_interrupt_leaves_no_process() {
-	k=$(any_kernel) || skip "no kernel built (make kernel first)"
+	k=$(any_built kernel) || skip "no kernel built (make kernel first)"
 	img=$(image)
 	# A background job of a script starts with SIGINT ignored; a terminal's
 	# foreground job does not, so give it the default back.
@@ -53,7 +53,7 @@ test_interrupt_leaves_no_process() {
 }
 
 test_run_directory_describes_the_run() {
-	k=$(any_kernel) || skip "no kernel built (make kernel first)"
+	k=$(any_built kernel) || skip "no kernel built (make kernel first)"
 	img=$(image)
 	"$KIT/uml/run" --timeout 60 --logdir logs --variant test --tests htab_syscall "$k" "$img" >out 2>&1 ||
 		fail "run failed"
@@ -84,7 +84,7 @@ test_run_directory_describes_the_run() {
 # timeout (batch use) ends gdb and the guest with it.
 gdb_kernel_image() {
 	command -v gdb >/dev/null || skip "no gdb (apt-get install gdb)"
-	any_kernel || skip "no kernel built (make kernel first)"
+	any_built kernel >/dev/null || skip "no kernel built (make kernel first)"
 }
 
 test_gdb_timeout_kills_the_whole_guest() {
@@ -138,7 +138,7 @@ test_gdb_interrupt_leaves_no_process() {
 # A guest that finds IMAGE locked by another (errno 11: a writer holds
 # it) is booted again, on a fresh copy-on-write file, once the lock goes.
 test_locked_image_boots_again() {
-	k=$(any_kernel) || skip "no kernel built (make kernel first)"
+	k=$(any_built kernel) || skip "no kernel built (make kernel first)"
 	cp "$(image)" root.img
 	python3 -c 'import fcntl, time
 f = open("root.img", "r+b")

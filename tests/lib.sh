@@ -68,20 +68,15 @@ default_specs() {
 	done
 }
 
-# A kernel built by the kit, for the cases that boot one; skip if none.
-any_kernel() {
+# any_built kernel|src: the first of the default builds' kernels (built)
+# or source trees (unpacked) that exists, or none.
+any_built() {
 	for s in $(default_specs); do
-		k=$KIT/$(fact "$s" kernel)
-		[ -x "$k" ] && { echo "$k"; return 0; }
-	done
-	return 1
-}
-
-# An unpacked kernel tree of the kit, or none.
-any_tree() {
-	for s in $(default_specs); do
-		t=$KIT/$(fact "$s" src)
-		[ -f "$t/Makefile" ] && { echo "$t"; return 0; }
+		p=$KIT/$(fact "$s" "$1")
+		case $1 in
+		kernel) [ -x "$p" ] ;;
+		*) [ -f "$p/Makefile" ] ;;
+		esac && { echo "$p"; return 0; }
 	done
 	return 1
 }
@@ -106,7 +101,7 @@ kernel() {
 
 # The kunit tool of an unpacked tree, to check that KTAP is accepted.
 kunit_tool() {
-	t=$(any_tree) && [ -f "$t/tools/testing/kunit/kunit.py" ] || return 1
+	t=$(any_built src) && [ -f "$t/tools/testing/kunit/kunit.py" ] || return 1
 	echo "$t/tools/testing/kunit/kunit.py"
 }
 
