@@ -60,6 +60,7 @@ __u32 probe_fill;
 __u64 probe_churn_ok;
 __u64 probe_seen;
 __u64 probe_fill_ok;
+__u64 probe_nomem;	/* churn and fill inserts that met -ENOMEM */
 __s64 probe_err;
 
 static __always_inline __u64 *scratch_value(void)
@@ -158,6 +159,7 @@ int reuse_probe(struct xdp_md *ctx)
 {
 	__u64 *old, *val = scratch_value();
 	__u32 i, key = probe_key;
+	long err;
 
 	if (!val)
 		return XDP_ABORTED;
@@ -172,16 +174,22 @@ int reuse_probe(struct xdp_md *ctx)
 	for (i = 0; i < MAX_PROBE_OPS && i < probe_churn; i++) {
 		key = CHURN_KEY + i;
 		*val = 0xfeed0000ULL + key;
-		if (bpf_map_update_elem(&htab, &key, val, BPF_NOEXIST))
+		err = bpf_map_update_elem(&htab, &key, val, BPF_NOEXIST);
+		if (err) {
+			probe_nomem += err == -ENOMEM;
 			continue;
+		}
 		if (!bpf_map_delete_elem(&htab, &key))
 			probe_churn_ok++;
 	}
 	for (i = 0; i < MAX_PROBE_OPS && i < probe_fill; i++) {
 		key = FILL_KEY + i;
 		*val = 0xfeed0000ULL + key;
-		if (!bpf_map_update_elem(&htab, &key, val, BPF_NOEXIST))
+		err = bpf_map_update_elem(&htab, &key, val, BPF_NOEXIST);
+		if (!err)
 			probe_fill_ok++;
+		else
+			probe_nomem += err == -ENOMEM;
 	}
 	probe_seen = *old;
 	for (i = 0; i < MAX_PROBE_OPS && i < probe_fill; i++) {
