@@ -7,6 +7,12 @@
  * liburcu's call_rcu threads, i.e. on "another CPU" than the caller, as
  * they may on a real SMP machine.
  *
+ * A tree without rcu_trace_implies_rcu_gp() (7.2) takes for granted that
+ * a tasks trace grace period is also an RCU one: its memalloc.c frees
+ * with call_rcu_tasks_trace() alone what RCU readers may still hold.
+ * For it (USPACE_TRACE_GP_IMPLIES_RCU_GP, set by uspace.mk) a tasks trace
+ * callback, synchronize and barrier also wait for an RCU grace period.
+ *
  * liburcu is not instrumented, so TSan cannot see that a grace period
  * orders a reader's accesses before a callback.  Under TSan each read
  * section's end releases a per-flavour clock and each callback acquires
@@ -116,6 +122,24 @@ static void queue(struct flavour *f, struct khead *k, void (*func)(struct khead 
 	f->urcu->update_call_rcu(&k->urcu, tramp);
 }
 
+#ifdef USPACE_TRACE_GP_IMPLIES_RCU_GP
+/*
+ * The tasks trace grace period is over: wait for an RCU one as well
+ * before the kernel's callback (k->func) runs.
+ */
+static void trace_then_rcu_trampoline(struct rcu_head *head)
+{
+	struct khead *k = caa_container_of(head, struct khead, urcu);
+
+	registered[1] = true;
+	uspace_rcu_register();
+	tsan_acquire(&trace.gp_clock);
+	tsan_acquire(k);
+	queue(&rcu, k, k->func, rcu_trampoline);
+	tsan_release(&trace.barrier_clock);
+}
+#endif
+
 static void barrier(struct flavour *f)
 {
 	uspace_rcu_register();
@@ -141,14 +165,28 @@ void call_rcu(struct khead *k, void (*func)(struct khead *))
 	queue(&rcu, k, func, rcu_trampoline);
 }
 
+#ifdef USPACE_TRACE_GP_IMPLIES_RCU_GP
+void call_rcu_tasks_trace(struct khead *k, void (*func)(struct khead *))
+{
+	queue(&trace, k, func, trace_then_rcu_trampoline);
+}
+
+void rcu_barrier_tasks_trace(void)
+{
+	/* every tasks trace callback has queued its RCU half: wait for those */
+	barrier(&trace);
+	barrier(&rcu);
+}
+
+void synchronize_rcu_tasks_trace(void)
+{
+	sync_gp(&trace);
+	sync_gp(&rcu);
+}
+#else
 void call_rcu_tasks_trace(struct khead *k, void (*func)(struct khead *))
 {
 	queue(&trace, k, func, trace_trampoline);
-}
-
-void rcu_barrier(void)
-{
-	barrier(&rcu);
 }
 
 void rcu_barrier_tasks_trace(void)
@@ -156,14 +194,20 @@ void rcu_barrier_tasks_trace(void)
 	barrier(&trace);
 }
 
-void synchronize_rcu(void)
-{
-	sync_gp(&rcu);
-}
-
 void synchronize_rcu_tasks_trace(void)
 {
 	sync_gp(&trace);
+}
+#endif
+
+void rcu_barrier(void)
+{
+	barrier(&rcu);
+}
+
+void synchronize_rcu(void)
+{
+	sync_gp(&rcu);
 }
 
 void rcu_read_lock(void)

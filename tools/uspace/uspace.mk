@@ -58,7 +58,9 @@ define us_bin_rule
 $(US)/$(1)/$(2)/memalloc_test: $(call us_src,$(1))/kernel/bpf/memalloc.c $(US_DEPS)
 	@mkdir -p $$(@D)
 	@echo "  USPACE  $$@"
-	@$(call us_cc,$(1),$(2)) $(call us_src,$(1))/kernel/bpf/memalloc.c \
+	@if grep -qs rcu_trace_implies_rcu_gp $(call us_src,$(1))/include/linux/rcupdate.h; then \
+		implies=; else implies=-DUSPACE_TRACE_GP_IMPLIES_RCU_GP; fi; \
+	$(call us_cc,$(1),$(2)) $$$$implies $(call us_src,$(1))/kernel/bpf/memalloc.c \
 		$(call us_src,$(1))/lib/llist.c $(US_SHIM) $(US_DIR)/memalloc_test.c \
 		tools/lib/ktap.c tools/lib/filter.c -o $$@ $(US_LIBS)
 endef
