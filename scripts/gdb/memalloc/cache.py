@@ -4,7 +4,8 @@
 # bpf_mem_alloc, and the bpf_htab that owns them.  bpf-ma.
 #
 # They read the kernel's own types, so they work on every base and
-# variant: a field or list that one does not have is printed "absent".
+# variant: each design's fields (CACHE_LAYOUTS), and "absent" for one that
+# a tree (a KERNEL_SRC, say) lacks.
 
 import gdb
 
@@ -12,27 +13,44 @@ from memalloc import callbacks, percpu
 from memalloc.utils import (as_int, container_of, has_field, llist_len, llnode_chain_len,
                             require_guest)
 
-# The fields of struct bpf_mem_cache, in the order an object travels
-# through the cache.  base (6.1): free_llist -> free_bulk() -> free_by_rcu
-# -> waiting_for_gp -> call_rcu_tasks_trace + call_rcu -> __free_rcu() ->
-# kfree.  reuse-after-gp: unit_free() -> free_by_rcu -> reuse_bulk() -> a
-# bpf_reuse_batch in call_rcu (dyn_reuse_rcu), or waiting_for_gp
-# (reuse_rcu) -> reuse_ready -> wait_for_free -> call_rcu_tasks_trace
-# (free_rcu) -> kfree; alloc_bulk() takes from reuse_ready/wait_for_free.
-# 6.12: bpf_mem_cache_free() -> free_llist -> free_bulk() ->
-# free_by_rcu_ttrace -> waiting_for_gp_ttrace -> call_rcu_tasks_trace
-# (__free_rcu_tasks_trace, __free_rcu) -> kfree; bpf_mem_cache_free_rcu()
-# -> free_llist_extra_rcu -> free_by_rcu -> waiting_for_gp -> call_rcu_hurry
-# (__free_by_rcu) -> free_by_rcu_ttrace, reused by alloc_bulk() from there.
-CACHE_ROWS = [
-    ["unit_size", "percpu_size", "active"],
-    ["free_llist", "free_cnt", "free_llist_extra"],
-    ["low_watermark", "high_watermark", "watermark", "batch", "prepare_reuse_cnt"],
-    ["free_by_rcu", "waiting_for_gp", "reuse_ready", "wait_for_free"],
-    ["call_rcu_in_progress", "reuse_rcu_in_progress", "free_rcu_in_progress",
-     "dyn_reuse_rcu_cnt", "direct_free"],
-    ["free_llist_extra_rcu", "free_by_rcu_ttrace", "waiting_for_gp_ttrace",
-     "call_rcu_ttrace_in_progress", "draining"],
+# The fields of struct bpf_mem_cache, one table per design, each in the
+# order an object travels through the cache; the first table whose marker
+# field the kernel's struct has is used (None: any), so a cache prints
+# its own design's fields and no other's.
+CACHE_LAYOUTS = [
+    # 6.12 and 7.2: bpf_mem_cache_free() -> free_llist -> free_bulk() ->
+    # free_by_rcu_ttrace -> waiting_for_gp_ttrace -> call_rcu_tasks_trace
+    # (__free_rcu_tasks_trace, __free_rcu) -> kfree; bpf_mem_cache_free_rcu()
+    # -> free_llist_extra_rcu -> free_by_rcu -> waiting_for_gp -> call_rcu_hurry
+    # (__free_by_rcu) -> free_by_rcu_ttrace, reused by alloc_bulk() from there.
+    ("free_by_rcu_ttrace", [
+        ["unit_size", "percpu_size", "active"],
+        ["free_llist", "free_cnt", "free_llist_extra"],
+        ["low_watermark", "high_watermark", "batch"],
+        ["free_by_rcu", "waiting_for_gp", "call_rcu_in_progress"],
+        ["free_llist_extra_rcu", "free_by_rcu_ttrace", "waiting_for_gp_ttrace",
+         "call_rcu_ttrace_in_progress", "draining"],
+    ]),
+    # reuse-after-gp (6.1): unit_free() -> free_by_rcu -> reuse_bulk() -> a
+    # bpf_reuse_batch in call_rcu (dyn_reuse_rcu), or waiting_for_gp
+    # (reuse_rcu) -> reuse_ready -> wait_for_free -> call_rcu_tasks_trace
+    # (free_rcu) -> kfree; alloc_bulk() takes from reuse_ready/wait_for_free.
+    ("reuse_ready", [
+        ["unit_size", "percpu_size", "active"],
+        ["free_llist", "free_cnt", "free_llist_extra"],
+        ["watermark", "batch", "prepare_reuse_cnt"],
+        ["free_by_rcu", "waiting_for_gp", "reuse_ready", "wait_for_free"],
+        ["reuse_rcu_in_progress", "free_rcu_in_progress", "dyn_reuse_rcu_cnt", "direct_free"],
+    ]),
+    # 6.1 as shipped (and its variants that keep its allocator):
+    # free_llist -> free_bulk() -> free_by_rcu -> waiting_for_gp ->
+    # call_rcu_tasks_trace + call_rcu -> __free_rcu() -> kfree.
+    (None, [
+        ["unit_size", "percpu_size", "active"],
+        ["free_llist", "free_cnt", "free_llist_extra"],
+        ["low_watermark", "high_watermark", "batch"],
+        ["free_by_rcu", "waiting_for_gp", "call_rcu_in_progress"],
+    ]),
 ]
 CACHE_LISTS = {"free_llist", "free_llist_extra", "free_llist_extra_rcu", "free_by_rcu",
                "waiting_for_gp", "reuse_ready", "wait_for_free", "free_by_rcu_ttrace",
@@ -42,11 +60,19 @@ HTAB_TYPES = ("BPF_MAP_TYPE_HASH", "BPF_MAP_TYPE_PERCPU_HASH", "BPF_MAP_TYPE_LRU
               "BPF_MAP_TYPE_LRU_PERCPU_HASH", "BPF_MAP_TYPE_HASH_OF_MAPS")
 
 
+def cache_rows(stype):
+    """The rows of CACHE_LAYOUTS that struct bpf_mem_cache STYPE is laid out by."""
+    return next(rows for marker, rows in CACHE_LAYOUTS
+                if marker is None or has_field(stype, marker))
+
+
 def cache_fields(c):
-    """{field: int | "absent" | text} for a struct bpf_mem_cache *."""
+    """(rows, {field: int | "absent" | text}) for a struct bpf_mem_cache *;
+    "absent" only where the tree differs from its design's table."""
     stype = c.type.strip_typedefs().target().strip_typedefs()
+    rows = cache_rows(stype)
     out = {}
-    for names in CACHE_ROWS:
+    for names in rows:
         for name in names:
             if not has_field(stype, name):
                 out[name] = "absent"
@@ -58,13 +84,13 @@ def cache_fields(c):
                     out[name] = as_int(c[name])
             except gdb.MemoryError:
                 out[name] = "unreadable"
-    return out
+    return rows, out
 
 
 def cache_notes(f):
     """Remarks on a cache's numbers that a reader would otherwise puzzle over."""
     notes = []
-    if f["direct_free"] == 1:
+    if f.get("direct_free") == 1:
         notes.append("drained by bpf_mem_alloc_destroy() (direct_free): free_cnt is stale")
     elif isinstance(f["free_llist"], int) and f["free_cnt"] != f["free_llist"]:
         if f["free_llist"] == 0 and f["active"] == 0:
@@ -78,10 +104,10 @@ def cache_notes(f):
 def print_cache(c, label, cbs, short=False):
     """LABEL (with its indentation) then the numbers of cache C, indented
     two more spaces; CBS is callbacks.allocator_callbacks()."""
-    f = cache_fields(c)
+    rows, f = cache_fields(c)
     indent = " " * (len(label) - len(label.lstrip()) + 2)
     if short:
-        keep = [n for names in CACHE_ROWS for n in names
+        keep = [n for names in rows for n in names
                 if f[n] != "absent" and n not in ("percpu_size", "active")]
         print("%s 0x%x: %s" % (label, int(c), "  ".join(
             "%s %s" % (n, f[n]) for n in keep)))
@@ -89,7 +115,7 @@ def print_cache(c, label, cbs, short=False):
             print(indent + "note: " + note)
         return
     print("%s: (struct bpf_mem_cache *) 0x%x" % (label, int(c)))
-    for names in CACHE_ROWS:
+    for names in rows:
         print(indent + "  ".join("%s %s" % (n, f[n]) for n in names))
     queued = cbs.get(int(c))
     print(indent + "rcu callbacks: %s" % (", ".join(queued) if queued else "none queued"))
@@ -173,7 +199,7 @@ bpf_reuse_batch (reuse-after-gp), bpf_htab or bpf_map (value or pointer),
 e.g. `bpf-ma c` inside reuse_rcu() or __free_rcu(), `bpf-ma &htab->ma`.
 For each per-cpu cache: unit_size, the length of every list the variant
 has, free_cnt, watermark(s), batch, in-flight counters, and the allocator
-callbacks queued in RCU for it.  A field this variant lacks is "absent".
+callbacks queued in RCU for it: the fields of the variant's design.
 -s prints one line per cache."""
 
     def __init__(self):
