@@ -84,7 +84,7 @@ test_run_directory_describes_the_run() {
 # timeout (batch use) ends gdb and the guest with it.
 gdb_kernel_image() {
 	command -v gdb >/dev/null || skip "no gdb (apt-get install gdb)"
-	any_built kernel >/dev/null || skip "no kernel built (make kernel first)"
+	any_built kernel || skip "no kernel built (make kernel first)"
 }
 
 test_gdb_timeout_kills_the_whole_guest() {
