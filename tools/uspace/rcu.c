@@ -84,18 +84,27 @@ void uspace_rcu_unregister(void)
 	registered[0] = registered[1] = false;
 }
 
-static void trampoline(struct flavour *f, struct rcu_head *head)
+/*
+ * A callback's grace period is over: the thread is a reader of both
+ * flavours (liburcu's call_rcu thread is one of its own flavour already;
+ * callbacks chain into the other one, call_rcu() from tasks trace), and
+ * TSan learns that the grace period and the enqueue came first.
+ */
+static struct khead *callback_begins(struct flavour *f, struct rcu_head *head)
 {
 	struct khead *k = caa_container_of(head, struct khead, urcu);
 
-	/*
-	 * liburcu's call_rcu thread is a reader of its own flavour already;
-	 * callbacks chain into the other one (call_rcu() from tasks trace).
-	 */
 	registered[f == &trace] = true;
 	uspace_rcu_register();
 	tsan_acquire(&f->gp_clock);
 	tsan_acquire(k);
+	return k;
+}
+
+static void trampoline(struct flavour *f, struct rcu_head *head)
+{
+	struct khead *k = callback_begins(f, head);
+
 	k->func(k);
 	tsan_release(&f->barrier_clock);
 }
@@ -122,22 +131,22 @@ static void queue(struct flavour *f, struct khead *k, void (*func)(struct khead 
 	f->urcu->update_call_rcu(&k->urcu, tramp);
 }
 
-#ifdef USPACE_TRACE_GP_IMPLIES_RCU_GP
 /*
  * The tasks trace grace period is over: wait for an RCU one as well
  * before the kernel's callback (k->func) runs.
  */
 static void trace_then_rcu_trampoline(struct rcu_head *head)
 {
-	struct khead *k = caa_container_of(head, struct khead, urcu);
+	struct khead *k = callback_begins(&trace, head);
 
-	registered[1] = true;
-	uspace_rcu_register();
-	tsan_acquire(&trace.gp_clock);
-	tsan_acquire(k);
 	queue(&rcu, k, k->func, rcu_trampoline);
 	tsan_release(&trace.barrier_clock);
 }
+
+#ifdef USPACE_TRACE_GP_IMPLIES_RCU_GP
+static const bool trace_waits_for_rcu = true;
+#else
+static const bool trace_waits_for_rcu;
 #endif
 
 static void barrier(struct flavour *f)
@@ -165,40 +174,25 @@ void call_rcu(struct khead *k, void (*func)(struct khead *))
 	queue(&rcu, k, func, rcu_trampoline);
 }
 
-#ifdef USPACE_TRACE_GP_IMPLIES_RCU_GP
 void call_rcu_tasks_trace(struct khead *k, void (*func)(struct khead *))
 {
-	queue(&trace, k, func, trace_then_rcu_trampoline);
+	queue(&trace, k, func, trace_waits_for_rcu ? trace_then_rcu_trampoline : trace_trampoline);
 }
 
 void rcu_barrier_tasks_trace(void)
 {
+	barrier(&trace);
 	/* every tasks trace callback has queued its RCU half: wait for those */
-	barrier(&trace);
-	barrier(&rcu);
+	if (trace_waits_for_rcu)
+		barrier(&rcu);
 }
 
 void synchronize_rcu_tasks_trace(void)
 {
 	sync_gp(&trace);
-	sync_gp(&rcu);
+	if (trace_waits_for_rcu)
+		sync_gp(&rcu);
 }
-#else
-void call_rcu_tasks_trace(struct khead *k, void (*func)(struct khead *))
-{
-	queue(&trace, k, func, trace_trampoline);
-}
-
-void rcu_barrier_tasks_trace(void)
-{
-	barrier(&trace);
-}
-
-void synchronize_rcu_tasks_trace(void)
-{
-	sync_gp(&trace);
-}
-#endif
 
 void rcu_barrier(void)
 {
