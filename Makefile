@@ -186,7 +186,7 @@ KBUILD_CC := ccache gcc
 KMAKE = $(MAKE) -C $(SRC) ARCH=um O=$(KIT)/$(OBJ_DIR) CC="$(KBUILD_CC)" -j$(JOBS)
 
 .PHONY: help bases variants deps kernel rootfs run shell test test-host test-guest \
-	test-matrix stress loop-time clean distclean FORCE
+	test-matrix stress loop-time clean distclean tree-clean FORCE
 .DEFAULT_GOAL := help
 
 # --- dependencies -----------------------------------------------------------
@@ -233,6 +233,12 @@ ifeq ($(VARIANT)-$(FLAVOR)$(BASE_TAG),$(DEFAULT_VARIANT)-$(DEFAULT_FLAVOR)@$(DEF
 endif
 
 kernel: $(KERNEL)
+
+# Forget this variant's source tree: the tree, every flavor's build in
+# it and its stamp, so that the next make prepares and builds it again
+# (from ccache).  kernel/mutants/run, once a mutant is judged.
+tree-clean:
+	$(Q)$(LOCK) rm -rf $(SRC) $(OBJ) $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-*
 
 # --- root image -------------------------------------------------------------
 
@@ -381,6 +387,7 @@ help:
 	@echo '  deps         install the Debian packages the kit needs (root), or print the command'
 	@echo '  clean        remove the root image, logs and ./linux; keep kernels'
 	@echo '  distclean    remove everything built, kernels and source trees included'
+	@echo '  tree-clean   forget the source tree of VARIANT and every build in it (rebuilt from ccache)'
 	@echo
 	@echo 'Variants of base $(BASE) (kernel/patches/$(BASE)/<variant>/series; VARIANT= to build one, VARIANTS= to bench several):'
 	@$(MAKE) -s --no-print-directory variants
