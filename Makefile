@@ -32,12 +32,12 @@ JOBS ?= $(shell nproc)
 # default and kasan, 6.12's and 7.2's default), a fifth does not.  So the
 # debug flavor (lockdep with the raw-lock nesting check, kmemleak, slab
 # poisoning) and every other base x variant x flavor are left to
-# test-matrix, and so are the upstream selftests of base@6.1 and
-# base@6.12 (the variants' own trees are what a change can break).
-TEST_RUNS ?= reuse-after-gp@6.1:default base@6.1:default kmalloc-rcu@6.1:default \
+# test-matrix, and so are the upstream selftests of vanilla@6.1 and
+# vanilla@6.12 (the variants' own trees are what a change can break).
+TEST_RUNS ?= reuse-after-gp@6.1:default vanilla@6.1:default kmalloc-rcu@6.1:default \
 	free-after-gp@6.1:default percpu-marks@6.1:default reuse-after-gp@6.1:kasan \
-	reuse-after-gp@6.12:default base@6.12:default \
-	reuse-after-gp@7.2:default base@7.2:default
+	reuse-after-gp@6.12:default vanilla@6.12:default \
+	reuse-after-gp@7.2:default vanilla@7.2:default
 # The builds `make test` runs the tree's own selftests on, at make test's
 # size (tools/upstream/upstream.mk: all but test_maps' fork-heavy cases).
 UPSTREAM_TEST_RUNS ?= reuse-after-gp@6.1:default
@@ -396,7 +396,7 @@ help:
 	@echo '  VARIANT=$(VARIANT)   patch series: $(KNOWN_VARIANTS) (make variants)'
 	@echo '  FLAVOR=$(FLAVOR)     config flavor: $(FLAVORS)'
 	@echo '  BASE=$(BASE)            base tree: $(KNOWN_BASES) (make bases), Debian'"'"'s linux-source-<base>'
-	@echo '  SPEC=VARIANT[@BASE][:FLAVOR]  the three at once, as TEST_RUNS name builds (e.g. SPEC=base@6.12:preempt)'
+	@echo '  SPEC=VARIANT[@BASE][:FLAVOR]  the three at once, as TEST_RUNS name builds (e.g. SPEC=vanilla@6.12:preempt)'
 	@echo '  KERNEL_SRC=<tree>     base tree instead of the tarball (copied, never modified); its version picks BASE'
 	@echo '  T=<glob>[,<glob>]     run only suites (or suite.case) matching, e.g. T=reuse or T=irq_work.xdp_*'
 	@echo '  TIMEOUT=$(TIMEOUT)         seconds before a hung guest is killed (times the flavor'"'"'s kit.slowdown, here $(SLOWDOWN))'

@@ -91,7 +91,7 @@ test_merge_pools_rounds_and_computes_ratios() {
 	{ echo "@@ overwrite"; doc overwrite ok 6 5 5; } | console logs/r1
 	{ echo "@@ overwrite"; doc overwrite ok 5 5 5; } | console logs/r2
 	report merge results.json --config date=today --config rounds=2 \
-		--run base:1:logs/b1 --run new:1:logs/r1 --run base:2:logs/b2 --run new:2:logs/r2 ||
+		--run vanilla:1:logs/b1 --run new:1:logs/r1 --run vanilla:2:logs/b2 --run new:2:logs/r2 ||
 		fail "merge failed"
 	for f in *tmp*; do
 		[ ! -e "$f" ] || fail "temporary file left: $(ls)"
@@ -99,10 +99,10 @@ test_merge_pools_rounds_and_computes_ratios() {
 	report table results.json >table.md
 	cat table.md
 	# Samples of both rounds pooled: 10 20 30 40 -> 25 +- 12.91; peak the
-	# highest of the rounds; ratios new/base.
-	expect_match table.md '^\| workload \| base \| avg mem \(MiB\) \| peak mem \(MiB\) \| new \|'
+	# highest of the rounds; ratios new/vanilla.
+	expect_match table.md '^\| workload \| vanilla \| avg mem \(MiB\) \| peak mem \(MiB\) \| new \|'
 	expect_match table.md '^\| htab-mem overwrite \| 25\.00 ± 12\.91 k/s \| 1\.50 ± 0\.00 \| 3\.00 \| 5\.00 ± 0\.00 k/s \| 1\.50 ± 0\.00 \| 6\.00 \| 0\.20 \| 1\.00 \| 2\.00 \|$'
-	expect_match results.json '"new/base"'
+	expect_match results.json '"new/vanilla"'
 	expect_match results.json '"date": "today"'
 }
 
@@ -114,23 +114,23 @@ test_table_says_why_a_figure_is_missing() {
 	} | console logs/a
 	# The second variant's guest died before printing anything.
 	console logs/b </dev/null
-	report merge results.json --run base:1:logs/a --run new:1:logs/b || fail "merge failed"
+	report merge results.json --run vanilla:1:logs/a --run new:1:logs/b || fail "merge failed"
 	report table results.json >table.md
 	cat table.md
 	expect_match table.md '^\| htab-mem add_del_on_diff_cpu \| skipped: needs 2 CPUs \|'
 	expect_match table.md '^\| htab-mem batch_add_batch_del \| FAILED'
 	expect_match table.md '^\| htab-mem overwrite \| 10\.00 ± 0\.00 k/s .*\| no result \|'
 	report status results.json >status
-	expect_match status '^base 1 batch_add_batch_del fail$'
+	expect_match status '^vanilla 1 batch_add_batch_del fail$'
 }
 
 # The htab-mem table per variant and the bpf_ma percpu table, on the
-# captured bench consoles of the five variants (base's and
+# captured bench consoles of the five variants (vanilla's and
 # reuse-after-gp's from before no_op and the "needs SMP" reason), and the
 # needs-SMP row of add_del_on_diff_cpu.
 five_variants_results() {
 	runs=
-	for v in base free-after-gp kmalloc-rcu percpu-marks reuse-after-gp; do
+	for v in vanilla free-after-gp kmalloc-rcu percpu-marks reuse-after-gp; do
 		mkdir -p "logs/$v"
 		cp "$TESTS/fixtures/bench-$v.log" "logs/$v/console.log"
 		runs="$runs --run $v:1:logs/$v"
@@ -144,7 +144,7 @@ test_designs_table_has_a_block_per_variant() {
 	report designs results.json >designs.md || fail "designs failed"
 	cat designs.md
 	n=1
-	for v in base free-after-gp kmalloc-rcu percpu-marks reuse-after-gp; do
+	for v in vanilla free-after-gp kmalloc-rcu percpu-marks reuse-after-gp; do
 		expect_match designs.md "^\($n\) $v\$"
 		n=$((n + 1))
 	done
@@ -166,7 +166,7 @@ test_percpu_table_has_a_row_per_variant() {
 	report percpu results.json >percpu.md || fail "percpu failed"
 	cat percpu.md
 	expect_match percpu.md '^\| variant \| per-prod alloc \(M/s\) \| free \(M/s\) \| average memory \(MiB\) \| peak memory \(MiB\) \| failed inserts \(%\) \|$'
-	for v in base free-after-gp kmalloc-rcu percpu-marks reuse-after-gp; do
+	for v in vanilla free-after-gp kmalloc-rcu percpu-marks reuse-after-gp; do
 		expect_match percpu.md "^\| $v( \| [0-9.]+ ± [0-9.]+){3} \| [0-9.]+ \| [0-9.]+ ± [0-9.]+ \|\$"
 	done
 	[ "$(grep -c '^| ' percpu.md)" -eq 7 ] || fail "not a header, a rule and five rows"
@@ -177,7 +177,7 @@ test_designs_table_marks_needs_smp() {
 		echo "@@ no_op"; doc no_op ok 1 1000
 		echo "@@ add_del_on_diff_cpu"; doc add_del_on_diff_cpu skip 0
 	} | sed 's/"needs 2 CPUs"/"needs SMP: 2 CPUs, this kernel has 1"/' | console logs/a
-	report merge results.json --run base:1:logs/a || fail "merge failed"
+	report merge results.json --run vanilla:1:logs/a || fail "merge failed"
 	report designs results.json >designs.md || fail "designs failed"
 	cat designs.md
 	expect_match designs.md '^\| no_op \| 1000 ± 0 \| 1\.50 ± 0\.00 \| 1\.00 \|$'
@@ -204,20 +204,20 @@ latency_doc() {
 EOF
 }
 
-# A variant in a flavor of its own (base:preempt) is a variant of the
+# A variant in a flavor of its own (vanilla:preempt) is a variant of the
 # results, and the timed operations come out per variant and round.
 test_latency_table_per_variant_and_round() {
 	{ echo "@@ rcu_gp"; latency_doc rcu_gp 35.5; } | console logs/a
 	{ echo "@@ rcu_gp"; latency_doc rcu_gp 3000; } | console logs/b
-	report merge results.json --run base:1:logs/a --run base:preempt:1:logs/b || fail "merge failed"
-	expect_match results.json '"base:preempt/base"'
+	report merge results.json --run vanilla:1:logs/a --run vanilla:preempt:1:logs/b || fail "merge failed"
+	expect_match results.json '"vanilla:preempt/vanilla"'
 	report latency results.json >latency.md || fail "latency failed"
 	cat latency.md
 	expect_match latency.md '^\| variant \| round \| operation \| median \(us\) \| p90 \(us\) \| max \(us\) \| samples \|$'
-	expect_match latency.md '^\| base \| 1 \| synchronize_rcu \(array-of-maps update\) \| 35\.5 \| 90\.2 \| 4000\.0 \| 1234 \|$'
-	expect_match latency.md '^\| base:preempt \| 1 \| synchronize_rcu .* \| 3000\.0 \|'
+	expect_match latency.md '^\| vanilla \| 1 \| synchronize_rcu \(array-of-maps update\) \| 35\.5 \| 90\.2 \| 4000\.0 \| 1234 \|$'
+	expect_match latency.md '^\| vanilla:preempt \| 1 \| synchronize_rcu .* \| 3000\.0 \|'
 	rc=0
-	report merge bad.json --run base:logs/a 2>err || rc=$?
+	report merge bad.json --run vanilla:logs/a 2>err || rc=$?
 	[ $rc -ne 0 ] || fail "--run without a round accepted"
 	five_variants_results
 	rc=0
@@ -235,10 +235,10 @@ test_markdown_sections_follow_the_results() {
 		echo "@@ new_use_case"; doc new_use_case ok 2 30
 	} | console logs/a
 	{ echo "@@ overwrite"; doc overwrite ok 4 5; } | console logs/b
-	report merge results.json --run base:1:logs/a --run new:1:logs/b || fail "merge failed"
+	report merge results.json --run vanilla:1:logs/a --run new:1:logs/b || fail "merge failed"
 	report markdown results.json >table.md || fail "markdown failed"
 	cat table.md
-	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## htab-mem per variant (RFC v2, Introduce BPF_MA_REUSE_AFTER_RCU_GP)|## Every workload, ratios to base|" ] ||
+	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## htab-mem per variant (RFC v2, Introduce BPF_MA_REUSE_AFTER_RCU_GP)|## Every workload, ratios to vanilla|" ] ||
 		fail "sections: $(grep '^## ' table.md)"
 	expect_match table.md '^\| new_use_case \| 30\.00 ± 0\.00 \| 1\.50 ± 0\.00 \| 2\.00 \|$'
 	expect_match table.md '^\(2\) new$'
@@ -246,21 +246,21 @@ test_markdown_sections_follow_the_results() {
 	# Every table, in scripts/bench's order, each as its own command prints it.
 	five_variants_results
 	report markdown results.json >table.md || fail "markdown failed"
-	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## htab-mem per variant (RFC v2, Introduce BPF_MA_REUSE_AFTER_RCU_GP)|## bpf_ma percpu (v6, Reduce memory usage for bpf_global_percpu_ma)|## Every workload, ratios to base|" ] ||
+	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## htab-mem per variant (RFC v2, Introduce BPF_MA_REUSE_AFTER_RCU_GP)|## bpf_ma percpu (v6, Reduce memory usage for bpf_global_percpu_ma)|## Every workload, ratios to vanilla|" ] ||
 		fail "sections: $(grep '^## ' table.md)"
 	{
 		printf '## htab-mem per variant (RFC v2, Introduce BPF_MA_REUSE_AFTER_RCU_GP)\n\n'
 		report designs results.json
 		printf '\n## bpf_ma percpu (v6, Reduce memory usage for bpf_global_percpu_ma)\n\n'
 		report percpu results.json
-		printf '\n## Every workload, ratios to base\n\n'
+		printf '\n## Every workload, ratios to vanilla\n\n'
 		report table results.json
 	} >expected.md
 	diff -u expected.md table.md || fail "markdown is not the tables one after the other"
 	{ echo "@@ rcu_gp"; latency_doc rcu_gp 35.5; } | console logs/c
-	report merge results.json --run base:1:logs/c || fail "merge failed"
+	report merge results.json --run vanilla:1:logs/c || fail "merge failed"
 	report markdown results.json >table.md || fail "markdown failed"
-	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## Timed operations (microseconds), per variant and round|## Every workload, ratios to base|" ] ||
+	[ "$(grep '^## ' table.md | tr '\n' '|')" = "## Timed operations (microseconds), per variant and round|## Every workload, ratios to vanilla|" ] ||
 		fail "sections: $(grep '^## ' table.md)"
 }
 
@@ -287,7 +287,7 @@ test_plot_draws_a_png() {
 	{ echo "@@ overwrite"; doc overwrite ok 2 10 20; echo "@@ add_del_on_diff_cpu"; doc add_del_on_diff_cpu skip 0; } |
 		console logs/a
 	{ echo "@@ overwrite"; doc overwrite ok 4 5 6; } | console logs/b
-	report merge results.json --run base:1:logs/a --run new:1:logs/b || fail "merge failed"
+	report merge results.json --run vanilla:1:logs/a --run new:1:logs/b || fail "merge failed"
 	report plot results.json chart.png | gnuplot 2>err || { cat err; fail "gnuplot failed"; }
 	[ "$(head -c 4 chart.png | tail -c 3)" = PNG ] || fail "chart.png is not a PNG"
 }
@@ -300,25 +300,25 @@ test_bench_script_checks_its_input_first() {
 	[ ! -e results ] || fail "results/ created for a run that never started"
 	# A flavor the base has not got, named after the variant or for all.
 	rc=0
-	"$KIT/scripts/bench" --variants 'base:no-such-flavor' --base 6.12 --out results >out 2>&1 || rc=$?
+	"$KIT/scripts/bench" --variants 'vanilla:no-such-flavor' --base 6.12 --out results >out 2>&1 || rc=$?
 	[ $rc -eq 2 ] || fail "exit $rc for an unknown flavor, not 2"
-	expect_match out "variant base:no-such-flavor: unknown FLAVOR 'no-such-flavor' on base 6.12; its flavors: .*preempt"
+	expect_match out "variant vanilla:no-such-flavor: unknown FLAVOR 'no-such-flavor' on base 6.12; its flavors: .*preempt"
 	rc=0
-	"$KIT/scripts/bench" --variants base --flavor no-such-flavor --out results >out 2>&1 || rc=$?
+	"$KIT/scripts/bench" --variants vanilla --flavor no-such-flavor --out results >out 2>&1 || rc=$?
 	[ $rc -eq 2 ] || fail "exit $rc for an unknown --flavor, not 2"
-	expect_match out "variant base: unknown FLAVOR 'no-such-flavor' on base 6.1; its flavors: "
+	expect_match out "variant vanilla: unknown FLAVOR 'no-such-flavor' on base 6.1; its flavors: "
 	# An entry of another base, as TEST_RUNS name them.
 	rc=0
-	"$KIT/scripts/bench" --variants 'base@no-such-base:preempt' --out results >out 2>&1 || rc=$?
+	"$KIT/scripts/bench" --variants 'vanilla@no-such-base:preempt' --out results >out 2>&1 || rc=$?
 	[ $rc -eq 2 ] || fail "exit $rc for an unknown base, not 2"
-	expect_match out "variant base@no-such-base:preempt: unknown BASE 'no-such-base'; known bases: .*6\.12"
+	expect_match out "variant vanilla@no-such-base:preempt: unknown BASE 'no-such-base'; known bases: .*6\.12"
 	[ ! -e results ] || fail "results/ created for a run that never started"
 	# A build the kit knows but has not built: the command that builds it.
 	rc=0
-	"$KIT/scripts/bench" --variants 'base@6.12:preempt no-such-variant' --out results >out 2>&1 || rc=$?
-	if [ ! -x "$KIT/$(make -s --no-print-directory -C "$KIT" identity SPEC=base@6.12:preempt | sed -n 's/^kernel=//p')" ]; then
+	"$KIT/scripts/bench" --variants 'vanilla@6.12:preempt no-such-variant' --out results >out 2>&1 || rc=$?
+	if [ ! -x "$KIT/$(make -s --no-print-directory -C "$KIT" identity SPEC=vanilla@6.12:preempt | sed -n 's/^kernel=//p')" ]; then
 		[ $rc -eq 2 ] || fail "exit $rc for a kernel not built, not 2"
-		expect_match out 'no kernel for variant base@6\.12:preempt .*; build it with: make BASE=6\.12 VARIANT=base FLAVOR=preempt kernel'
+		expect_match out 'no kernel for variant vanilla@6\.12:preempt .*; build it with: make BASE=6\.12 VARIANT=vanilla FLAVOR=preempt kernel'
 	fi
 	rc=0
 	"$KIT/scripts/bench" --rounds none >out 2>&1 || rc=$?
@@ -395,7 +395,7 @@ test_workloads_pass_their_checks() {
 # make bench's script end to end, one short round: a complete,
 # self-describing results directory and nothing else.
 test_bench_writes_a_results_directory() {
-	kernel base default >/dev/null
+	kernel vanilla default >/dev/null
 	kernel reuse-after-gp default >/dev/null
 	bench_image >/dev/null
 	[ -x "$REPORT" ] || skip "no $REPORT (make $REPORT)"
@@ -409,7 +409,7 @@ test_bench_writes_a_results_directory() {
 	[ "$(ls "$d/logs" | wc -l)" -eq 2 ] || fail "not one log per boot: $(ls "$d/logs")"
 	expect_match "$d/table.md" '^\| htab-mem overwrite \| [0-9.]+ ± [0-9.]+ k/s \|.*\| [0-9.]+ ± [0-9.]+ k/s \|'
 	expect_match "$d/README" '^kernel: +reuse-after-gp: '
-	expect_match out '^=== bench: round 1 of 1, base: overwrite'
+	expect_match out '^=== bench: round 1 of 1, vanilla: overwrite'
 	expect_no_match out 'bench-json-begin'
 	report status "$d/results.json" >status
 	[ "$(grep -c ' overwrite ok$' status)" -eq 2 ] || fail "status: $(cat status)"

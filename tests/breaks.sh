@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make gdb's and make attach's default breakpoints belong to the variant
 # (kernel/patches/<variant>/break, else that of a series it includes,
-# else base's; scripts/gdb/gdb.mk): every variant has some, and every
+# else vanilla's; scripts/gdb/gdb.mk): every variant has some, and every
 # built kernel has each function its variant's defaults name.  Nothing
 # here builds a kernel; variants not built are left out, and the case
 # that looks at kernels skips when none is built.
@@ -46,8 +46,8 @@ test_every_variant_has_default_breakpoints() {
 
 test_break_file_follows_includes_and_falls_back_to_base() {
 	out=$(default_breaks 6.1 percpu-marks)
-	[ "${out%%:*}" = kernel/patches/6.1/base/break ] ||
-		fail "percpu-marks (no break file) should use base's: $out"
+	[ "${out%%:*}" = kernel/patches/6.1/vanilla/break ] ||
+		fail "percpu-marks (no break file) should use vanilla's: $out"
 	m=$(ls "$KIT"/kernel/mutants/6.1/*/series 2>/dev/null | head -n 1)
 	[ -n "$m" ] || return 0
 	name=mutant-$(basename "$(dirname "$m")")
@@ -56,7 +56,7 @@ test_break_file_follows_includes_and_falls_back_to_base() {
 	out=$(default_breaks 6.1 "$name")
 	[ "${out%%:*}" = "kernel/patches/6.1/$inc/break" ] ||
 		fail "$name includes $inc, so it should break where $inc does: $out"
-	out=$(make -s --no-print-directory -C "$KIT" BASE=6.1 VARIANT=base BREAK='a b' print-break)
+	out=$(make -s --no-print-directory -C "$KIT" BASE=6.1 VARIANT=vanilla BREAK='a b' print-break)
 	[ "${out#*: }" = "a b" ] || fail "BREAK= does not override the default: $out"
 }
 

@@ -7,7 +7,7 @@
 # The allocator's callbacks that Tiny RCU calls (rcu_process_callbacks()),
 # the test's own choice, not make gdb's defaults (the variants' break
 # files, which tests/breaks.sh checks): reuse-after-gp has dyn_reuse_rcu()
-# (and reuse_rcu() when a batch cannot be allocated), base __free_rcu().
+# (and reuse_rcu() when a batch cannot be allocated), vanilla __free_rcu().
 CALLBACKS='dyn_reuse_rcu reuse_rcu __free_rcu'
 # Frees enough, on every variant, for the callbacks to run on a map in
 # use, and passes on every variant.
@@ -190,7 +190,7 @@ break_in_rcu_callback() {
 }
 
 test_break_in_rcu_callback_base() {
-	break_in_rcu_callback base
+	break_in_rcu_callback vanilla
 }
 
 test_break_in_rcu_callback_reuse_after_gp() {
@@ -214,7 +214,7 @@ test_break_in_reuse_rcu_fallback() {
 # without uml/run, whose clean-up would hide a process left.
 test_kill_and_quit_leave_no_guest_process() {
 	k=
-	for v in reuse-after-gp base; do
+	for v in reuse-after-gp vanilla; do
 		[ -x "$(kernel_path "$v" default)" ] && { k=$(gdb_kernel "$v"); break; }
 	done
 	[ -n "$k" ] || skip "no kernel built (make kernel first)"
@@ -252,7 +252,7 @@ test_kill_and_quit_leave_no_guest_process() {
 # file; break, continue, detach; the guest runs on.
 test_attach_detach_guest_lives_on() {
 	k=
-	for v in reuse-after-gp base; do
+	for v in reuse-after-gp vanilla; do
 		[ -x "$(kernel_path "$v" default)" ] && { k=$(gdb_kernel "$v"); break; }
 	done
 	[ -n "$k" ] || skip "no kernel built (make kernel first)"

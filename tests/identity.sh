@@ -49,14 +49,14 @@ test_every_base_names_its_builds_alike() {
 # SPEC= is VARIANT=, BASE= and FLAVOR= at once; a part left out keeps the
 # variable, a bad spec names the grammar.
 test_spec_is_the_three_variables() {
-	identity SPEC=base@6.12:preempt
+	identity SPEC=vanilla@6.12:preempt
 	mv id spec.id
-	identity BASE=6.12 VARIANT=base FLAVOR=preempt
-	cmp -s id spec.id || fail "SPEC=base@6.12:preempt is not BASE=6.12 VARIANT=base FLAVOR=preempt: $(diff spec.id id)"
+	identity BASE=6.12 VARIANT=vanilla FLAVOR=preempt
+	cmp -s id spec.id || fail "SPEC=vanilla@6.12:preempt is not BASE=6.12 VARIANT=vanilla FLAVOR=preempt: $(diff spec.id id)"
 	identity SPEC=:kasan BASE=6.12
 	[ "$(key spec)" = reuse-after-gp@6.12:kasan ] || fail "SPEC=:kasan BASE=6.12 is $(key spec)"
-	identity SPEC=percpu-marks VARIANT=base
-	[ "$(key spec)" = percpu-marks@6.1:default ] || fail "SPEC=percpu-marks VARIANT=base is $(key spec)"
+	identity SPEC=percpu-marks VARIANT=vanilla
+	[ "$(key spec)" = percpu-marks@6.1:default ] || fail "SPEC=percpu-marks VARIANT=vanilla is $(key spec)"
 	identity SPEC=mutant-reuse-no-gp@6.1
 	[ "$(key mutant_of)" = reuse-after-gp ] || fail "a mutant is not judged as the variant it breaks: $(cat id)"
 	[ "$(key run_name)" = mutant-reuse-no-gp@6.1 ] || fail "a mutant's runs are named $(key run_name)"
@@ -72,7 +72,7 @@ test_spec_is_the_three_variables() {
 # wins over them (make uspace-trees runs one per variant).
 test_spec_reaches_recipes_as_its_parts() {
 	# shellcheck disable=SC2016 # make's \$(MAKE), not the shell's
-	make -s --no-print-directory -C "$KIT" SPEC=base@6.12:preempt \
+	make -s --no-print-directory -C "$KIT" SPEC=vanilla@6.12:preempt \
 		--eval 'kit-test-sub: ; +@$(MAKE) -s --no-print-directory VARIANT=reuse-after-gp identity' \
 		kit-test-sub >id 2>err || fail "make: $(cat err)"
 	[ "$(key spec)" = reuse-after-gp@6.12:preempt ] || fail "the inner make resolved $(key spec)"
@@ -82,10 +82,10 @@ test_spec_reaches_recipes_as_its_parts() {
 test_unknown_names_name_the_fix() {
 	. "$KIT/scripts/identity.sh"
 	! kit_identity nope@6.12 2>err >/dev/null || fail "an unknown variant resolved"
-	expect_match err "^unknown VARIANT 'nope' on base 6\.12; its variants: base reuse-after-gp \(each is kernel/patches/6\.12/<variant>/series; make variants BASE=6\.12\)$"
-	! kit_identity base@9.9 2>err >/dev/null || fail "an unknown base resolved"
+	expect_match err "^unknown VARIANT 'nope' on base 6\.12; its variants: reuse-after-gp vanilla \(each is kernel/patches/6\.12/<variant>/series; make variants BASE=6\.12\)$"
+	! kit_identity vanilla@9.9 2>err >/dev/null || fail "an unknown base resolved"
 	expect_match err "^unknown BASE '9\.9'; known bases: 6\.1 6\.12 7\.2 "
-	! kit_identity base@7.2:nope 2>err >/dev/null || fail "an unknown flavor resolved"
+	! kit_identity vanilla@7.2:nope 2>err >/dev/null || fail "an unknown flavor resolved"
 	expect_match err "^unknown FLAVOR 'nope' on base 7\.2; its flavors: default "
 }
 

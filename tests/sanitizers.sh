@@ -27,15 +27,15 @@ need_bpf() {
 # report_all RUNNER...: every bench-report subcommand on the fixtures.
 report_all() {
 	mkdir -p logs/b logs/r logs/p
-	cp "$TESTS/fixtures/bench-base.log" logs/b/console.log
+	cp "$TESTS/fixtures/bench-vanilla.log" logs/b/console.log
 	cp "$TESTS/fixtures/bench-reuse-after-gp.log" logs/r/console.log
 	cp "$TESTS/fixtures/bench-rcu-gp-preempt.log" logs/p/console.log
 	"$@" extract logs/b/console.log >docs.json 2>>err || fail "extract: $(cat err)"
-	"$@" merge results.json --config date=test --run base:1:logs/b \
-		--run reuse-after-gp:1:logs/r --run base@6.12:preempt:1:logs/p 2>>err ||
+	"$@" merge results.json --config date=test --run vanilla:1:logs/b \
+		--run reuse-after-gp:1:logs/r --run vanilla@6.12:preempt:1:logs/p 2>>err ||
 		fail "merge: $(cat err)"
 	"$@" latency results.json >latency.md 2>>err || fail "latency: $(cat err)"
-	expect_match latency.md '^\| base@6\.12:preempt \| 1 \| io_destroy .* \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [1-9][0-9]* \|$'
+	expect_match latency.md '^\| vanilla@6\.12:preempt \| 1 \| io_destroy .* \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [1-9][0-9]* \|$'
 	"$@" table results.json >table.md 2>>err || fail "table: $(cat err)"
 	"$@" status results.json >status 2>>err || fail "status: $(cat err)"
 	"$@" designs results.json >designs.md 2>>err || fail "designs: $(cat err)"

@@ -9,41 +9,41 @@
 # KTAP and tool report, judged against a table of this file's own.  Then
 # the real thing: memalloc_test of base built with a fault injected
 # (make US_INJECT=, memalloc_test.c's inject()) and run the way make
-# uspace-quick does, which needs base's unpacked tree (make test has it).
+# uspace-quick does, which needs vanilla's unpacked tree (make test has it).
 
 RUN=$KIT/tools/uspace/run
 
 # An expected failure of the stubs, shown as memalloc_test shows its own.
 EVIDENCE='# tools/uspace/memalloc_test.c:595: expected !reuses: 12 objects handed out again inside the read section that freed them'
 
-# stub_table: the stubs' expectations, one expected failure on "base"
+# stub_table: the stubs' expectations, one expected failure on "vanilla"
 stub_table() {
 	cat >expectations <<'EOF'
 case     *.held_object
 producer uspace
-variant  base
+variant  vanilla
 shows    (^|: expected !reuses: )[1-9][0-9]* objects handed out again inside the read section that freed them$
-why      the stub's base hands a held object out again
+why      the stub's vanilla hands a held object out again
 EOF
 	export KIT_EXPECTATIONS="$SCRATCH/expectations"
 }
 
-# stub TOOL RC [STDERR-LINE...]: memalloc_test of "base" built TOOL is a
+# stub TOOL RC [STDERR-LINE...]: memalloc_test of "vanilla" built TOOL is a
 # script that prints ktap.TOOL (made by the case) on stdout, the lines
 # on stderr and exits RC.  valgrind on PATH runs the program it is given
 # with no options, so that the stub stands for a whole Valgrind run.
 stub() {
 	k=$1 rc=$2
 	shift 2
-	mkdir -p "us/base/$k" bin
+	mkdir -p "us/vanilla/$k" bin
 	printf '%s\n' "$@" >"err.$k"
-	cat >"us/base/$k/memalloc_test" <<EOF
+	cat >"us/vanilla/$k/memalloc_test" <<EOF
 #!/bin/sh
 cat "$SCRATCH/ktap.$k"
 cat "$SCRATCH/err.$k" >&2
 exit $rc
 EOF
-	chmod +x "us/base/$k/memalloc_test"
+	chmod +x "us/vanilla/$k/memalloc_test"
 	cat >bin/valgrind <<'EOF'
 #!/bin/sh
 while [ $# -gt 0 ]; do
@@ -83,7 +83,7 @@ ktap() {
 run_tools() {
 	rc=0
 	PATH=$SCRATCH/bin:$PATH "$RUN" --build "$SCRATCH/us" --src "$SCRATCH/src" --tag '' --base 6.1 --cpus 4 \
-		--scale 1 --variants base --tools "$*" >out 2>&1 || rc=$?
+		--scale 1 --variants vanilla --tools "$*" >out 2>&1 || rc=$?
 }
 
 expect_run_passed() {
@@ -105,7 +105,7 @@ test_expected_failure_alone_passes() {
 	run_tools valgrind
 	expect_run_passed
 	expect_match out '^ok 2 valgrind\.report$'
-	expect_match out '^# base: XFAIL valgrind\.held_object'
+	expect_match out '^# vanilla: XFAIL valgrind\.held_object'
 	expect_match out '^[0-9]+ passed, 0 failed, 0 skipped \(1 expected failures\)$'
 }
 
@@ -118,7 +118,7 @@ test_tool_report_fails_the_run() {
 	expect_match out '^ok 1 valgrind # '
 	expect_match out '^# ==4242== Invalid read of size 8$'
 	expect_match out '^not ok 2 valgrind\.report$'
-	expect_match out '^# base: FAIL +valgrind\.report'
+	expect_match out '^# vanilla: FAIL +valgrind\.report'
 }
 
 # Hole 2: the report used to be the suite's "not ok", which
@@ -131,8 +131,8 @@ test_tool_report_beside_an_expected_failure_fails_the_run() {
 	expect_run_failed
 	expect_match out '^not ok 1 valgrind # '
 	expect_match out '^not ok 2 valgrind\.report$'
-	expect_match out '^# base: XFAIL valgrind\.held_object'
-	expect_match out '^# base: FAIL +valgrind\.report'
+	expect_match out '^# vanilla: XFAIL valgrind\.held_object'
+	expect_match out '^# vanilla: FAIL +valgrind\.report'
 	expect_match out '^[0-9]+ passed, 1 failed, 0 skipped \(1 expected failures\)$'
 }
 
@@ -145,7 +145,7 @@ test_warn_beside_an_expected_failure_fails_the_run() {
 	expect_run_failed
 	expect_match out '^# WARNING: CPU: 2 at kernel/bpf/memalloc\.c:301'
 	expect_match out '^not ok 2 asan\.report$'
-	expect_match out '^# base: FAIL +asan\.report'
+	expect_match out '^# vanilla: FAIL +asan\.report'
 }
 
 # ASan stops at its report: the cases after it never print, the suite
@@ -162,9 +162,9 @@ test_sanitizer_report_cutting_a_suite_short_fails_the_run() {
 	expect_run_failed
 	expect_match out '^not ok 2 asan\.report$'
 	expect_match out '^ok 4 valgrind\.report$'
-	expect_match out '^# base: FAIL +asan: 1 of 2 planned cases reported'
-	expect_match out '^# base: FAIL +asan\.report'
-	expect_match out '^# base: XFAIL valgrind\.held_object'
+	expect_match out '^# vanilla: FAIL +asan: 1 of 2 planned cases reported'
+	expect_match out '^# vanilla: FAIL +asan\.report'
+	expect_match out '^# vanilla: XFAIL valgrind\.held_object'
 }
 
 # The tool's own exit status with no report the runner knows: a failure
@@ -188,7 +188,7 @@ test_expected_failure_that_leaked_fails_the_run() {
 	stub valgrind 1
 	run_tools valgrind
 	expect_run_failed
-	expect_match out '^# base: FAIL +valgrind\.held_object: expected to fail showing .* but it said: .*8 bytes still allocated after destroy'
+	expect_match out '^# vanilla: FAIL +valgrind\.held_object: expected to fail showing .* but it said: .*8 bytes still allocated after destroy'
 	expect_match out '^ok 2 valgrind\.report$'
 }
 
@@ -198,7 +198,7 @@ test_real_valgrind_report_beside_an_expected_failure_fails_the_run() {
 	command -v valgrind >/dev/null || skip "no valgrind (apt-get install valgrind)"
 	command -v cc >/dev/null || skip "no C compiler"
 	stub_table
-	mkdir -p us/base/valgrind
+	mkdir -p us/vanilla/valgrind
 	cat >bad.c <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,35 +219,35 @@ int main(void)
 	return 1;
 }
 EOF
-	cc -g -O0 -o us/base/valgrind/memalloc_test bad.c || fail "cc bad.c failed"
+	cc -g -O0 -o us/vanilla/valgrind/memalloc_test bad.c || fail "cc bad.c failed"
 	rc=0
 	"$RUN" --build "$SCRATCH/us" --src "$SCRATCH/src" --tag '' --base 6.1 --cpus 4 --scale 1 \
-		--variants base --tools valgrind >out 2>&1 || rc=$?
+		--variants vanilla --tools valgrind >out 2>&1 || rc=$?
 	expect_run_failed
 	expect_match out '^# ==[0-9]+== Invalid read of size 1$'
 	expect_match out '^not ok 2 valgrind\.report$'
-	expect_match out '^# base: XFAIL valgrind\.held_object'
-	expect_match out '^# base: FAIL +valgrind\.report'
+	expect_match out '^# vanilla: XFAIL valgrind\.held_object'
+	expect_match out '^# vanilla: FAIL +valgrind\.report'
 }
 
 # --- the real memalloc_test of base, with a fault injected -----------------
 
-# base_tree: base's unpacked tree, without which nothing builds; skip
+# base_tree: vanilla's unpacked tree, without which nothing builds; skip
 # without it, or fail under make test (which unpacks it for its
 # uspace-test-quick step first).
 base_tree() {
-	src=$(fact base@6.1 src)
+	src=$(fact vanilla@6.1 src)
 	[ -f "$KIT/$src/kernel/bpf/memalloc.c" ] && return 0
-	[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $KIT/$src (make BASE=6.1 VARIANT=base uspace-src)"
-	skip "no base tree (make BASE=6.1 VARIANT=base uspace-src)"
+	[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $KIT/$src (make BASE=6.1 VARIANT=vanilla uspace-src)"
+	skip "no base tree (make BASE=6.1 VARIANT=vanilla uspace-src)"
 }
 
 # mutant DIR TOOL [WHAT:CASE-GLOB]: memalloc_test of base built TOOL in
 # DIR, with that fault injected (none without it).
 mutant() {
-	make -s --no-print-directory -C "$KIT" BASE=6.1 US="$SCRATCH/$1" USPACE_VARIANTS=base \
-		US_INJECT="${3:-}" "$SCRATCH/$1/base/$2/memalloc_test" >build.log 2>&1 ||
-		{ cat build.log; fail "could not build $1/base/$2/memalloc_test"; }
+	make -s --no-print-directory -C "$KIT" BASE=6.1 US="$SCRATCH/$1" USPACE_VARIANTS=vanilla \
+		US_INJECT="${3:-}" "$SCRATCH/$1/vanilla/$2/memalloc_test" >build.log 2>&1 ||
+		{ cat build.log; fail "could not build $1/vanilla/$2/memalloc_test"; }
 }
 
 # real_run DIR TOOLS: tools/uspace/run over DIR as make uspace-quick
@@ -256,13 +256,13 @@ real_run() {
 	rc=0
 	d=$1
 	shift
-	env -u KIT_EXPECTATIONS "$RUN" --build "$SCRATCH/$d" --src "$KIT/$(dirname "$(fact base@6.1 src)")" \
-		--tag "$(fact base@6.1 tag)" --base 6.1 \
-		--cpus 4 --scale 1 --variants base --tools "$*" >"out.$d" 2>&1 || rc=$?
+	env -u KIT_EXPECTATIONS "$RUN" --build "$SCRATCH/$d" --src "$KIT/$(dirname "$(fact vanilla@6.1 src)")" \
+		--tag "$(fact vanilla@6.1 tag)" --base 6.1 \
+		--cpus 4 --scale 1 --variants vanilla --tools "$*" >"out.$d" 2>&1 || rc=$?
 	cp "out.$d" out
 }
 
-# Hole 1: a leak or a WARN_ON inside the case that base is
+# Hole 1: a leak or a WARN_ON inside the case that vanilla is
 # expected to fail passed as that expected failure.
 test_leak_in_base_expected_failure_fails_the_run() {
 	base_tree
@@ -270,10 +270,10 @@ test_leak_in_base_expected_failure_fails_the_run() {
 	mutant leak asan leak:no_reuse_before_gp
 	real_run plain asan
 	expect_run_passed
-	expect_match out '^# base: XFAIL asan\.no_reuse_before_gp '
+	expect_match out '^# vanilla: XFAIL asan\.no_reuse_before_gp '
 	real_run leak asan
 	expect_run_failed
-	expect_match out '^# base: FAIL +asan\.no_reuse_before_gp: .* but it said: .*: expected uspace_mem_live\(\) == \(base\): 8 bytes still allocated after destroy$'
+	expect_match out '^# vanilla: FAIL +asan\.no_reuse_before_gp: .* but it said: .*: expected uspace_mem_live\(\) == \(base\): 8 bytes still allocated after destroy$'
 	expect_no_match out 'XFAIL'
 }
 
@@ -282,13 +282,13 @@ test_warn_in_base_expected_failure_fails_the_run() {
 	mutant warn asan warn:no_reuse_before_gp
 	real_run warn asan
 	expect_run_failed
-	expect_match out '^# base: FAIL +asan\.no_reuse_before_gp: .* but it said: .*the allocator warned'
-	expect_match out '^# base: FAIL +asan\.report$'
+	expect_match out '^# vanilla: FAIL +asan\.no_reuse_before_gp: .* but it said: .*the allocator warned'
+	expect_match out '^# vanilla: FAIL +asan\.report$'
 	expect_no_match out 'XFAIL'
 }
 
 # Hole 2: Valgrind's report in another case of the suite in
-# which base has its expected failure.
+# which vanilla has its expected failure.
 test_valgrind_report_in_base_run_with_expected_failure_fails_the_run() {
 	base_tree
 	command -v valgrind >/dev/null || skip "no valgrind (apt-get install valgrind)"
@@ -296,8 +296,8 @@ test_valgrind_report_in_base_run_with_expected_failure_fails_the_run() {
 	real_run ird valgrind
 	expect_run_failed
 	expect_match out '^# ==[0-9]+== Invalid read of size 1$'
-	expect_match out '^# base: XFAIL valgrind\.no_reuse_before_gp '
-	expect_match out '^# base: FAIL +valgrind\.report$'
+	expect_match out '^# vanilla: XFAIL valgrind\.no_reuse_before_gp '
+	expect_match out '^# vanilla: FAIL +valgrind\.report$'
 }
 
 # --- the interleaving explorer -------------------------------------------
@@ -337,26 +337,26 @@ test_explore_pct_schedule_replays() {
 	cmp -s pct.1.lines pct.2.lines || fail "two replays of one PCT schedule differ"
 }
 
-# rcu-reuse: base@6.12 keeps the promise of bpf_mem_cache_free_rcu() on
+# rcu-reuse: vanilla@6.12 keeps the promise of bpf_mem_cache_free_rcu() on
 # the seed rcu-hold, and the same explorer whose rcu frees are plain
 # ones (EXPLORE_INJECT=rcu_free_at_once) must break it there.
 test_explore_rcu_reuse_on_6_12() {
-	tree=$(fact base@6.12 src)
+	tree=$(fact vanilla@6.12 src)
 	src=${EXPLORE_SRC:-$KIT/$(dirname "$tree")}/$(basename "$tree")
 	[ -f "$src/kernel/bpf/memalloc.c" ] || {
-		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src (make BASE=6.12 VARIANT=base uspace-src)"
-		skip "no base@6.12 tree (make BASE=6.12 VARIANT=base uspace-src)"
+		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src (make BASE=6.12 VARIANT=vanilla uspace-src)"
+		skip "no vanilla@6.12 tree (make BASE=6.12 VARIANT=vanilla uspace-src)"
 	}
 	for inj in '' rcu_free_at_once; do
 		make -s --no-print-directory -C "$KIT" BASE=6.12 US="$SCRATCH/us${inj:+-$inj}" EXPLORE_INJECT="$inj" \
-			"$SCRATCH/us${inj:+-$inj}/base/explore/explore" >build.log 2>&1 ||
-			{ cat build.log; fail "could not build the explorer of base@6.12 ${inj:+with $inj}"; }
+			"$SCRATCH/us${inj:+-$inj}/vanilla/explore/explore" >build.log 2>&1 ||
+			{ cat build.log; fail "could not build the explorer of vanilla@6.12 ${inj:+with $inj}"; }
 	done
 	rc=0
-	EXPLORE_XFAIL=reuse "$SCRATCH/us/base/explore/explore" "$KIT/tools/uspace/corpus/rcu-hold" >plain 2>&1 || rc=$?
-	[ $rc -eq 0 ] || { cat plain; fail "base@6.12 broke rcu-hold (exit status $rc)"; }
+	EXPLORE_XFAIL=reuse "$SCRATCH/us/vanilla/explore/explore" "$KIT/tools/uspace/corpus/rcu-hold" >plain 2>&1 || rc=$?
+	[ $rc -eq 0 ] || { cat plain; fail "vanilla@6.12 broke rcu-hold (exit status $rc)"; }
 	rc=0
-	EXPLORE_XFAIL=reuse "$SCRATCH/us-rcu_free_at_once/base/explore/explore" "$KIT/tools/uspace/corpus/rcu-hold" >inj 2>&1 || rc=$?
+	EXPLORE_XFAIL=reuse "$SCRATCH/us-rcu_free_at_once/vanilla/explore/explore" "$KIT/tools/uspace/corpus/rcu-hold" >inj 2>&1 || rc=$?
 	[ $rc -ne 0 ] || { cat inj; fail "plain frees for rcu ones went unseen"; }
 	expect_match inj '^explore: FAIL \(rcu-reuse\) at command [0-9]+: CPU 0 got object #[0-9]+ from fixed, freed by bpf_mem_cache_free_rcu\(\)'
 }

@@ -136,27 +136,27 @@ test_source_key_covers_included_patches() {
 
 test_unknown_bench_variant_is_named() {
 	rc=0
-	make -n -C "$KIT" bench VARIANTS='base no-such-variant' >out 2>&1 || rc=$?
+	make -n -C "$KIT" bench VARIANTS='vanilla no-such-variant' >out 2>&1 || rc=$?
 	[ $rc -ne 0 ] || fail "make bench accepted an unknown variant"
-	expect_match out "VARIANTS entry no-such-variant: unknown VARIANT 'no-such-variant' on base 6\.1; its variants: .*base.*VARIANTS=all"
+	expect_match out "VARIANTS entry no-such-variant: unknown VARIANT 'no-such-variant' on base 6\.1; its variants: .*vanilla.*VARIANTS=all"
 }
 
 test_unknown_bench_flavor_is_named() {
 	rc=0
-	make -n -C "$KIT" bench BASE=6.12 VARIANTS='base base:no-such-flavor' >out 2>&1 || rc=$?
+	make -n -C "$KIT" bench BASE=6.12 VARIANTS='vanilla vanilla:no-such-flavor' >out 2>&1 || rc=$?
 	[ $rc -ne 0 ] || fail "make bench accepted an unknown flavor"
-	expect_match out "VARIANTS entry base:no-such-flavor: unknown FLAVOR 'no-such-flavor' on base 6\.12; its flavors: .*preempt"
+	expect_match out "VARIANTS entry vanilla:no-such-flavor: unknown FLAVOR 'no-such-flavor' on base 6\.12; its flavors: .*preempt"
 	# A flavor of the base passes, and BASE and FLAVOR reach scripts/bench.
-	make -n -C "$KIT" bench BASE=6.12 VARIANTS='base base:preempt' >out 2>&1 ||
-		fail "make -n bench BASE=6.12 VARIANTS='base base:preempt': $(tail -n 3 out)"
-	expect_match out "scripts/bench --variants 'base base:preempt' --base '6\.12' --flavor 'default'"
+	make -n -C "$KIT" bench BASE=6.12 VARIANTS='vanilla vanilla:preempt' >out 2>&1 ||
+		fail "make -n bench BASE=6.12 VARIANTS='vanilla vanilla:preempt': $(tail -n 3 out)"
+	expect_match out "scripts/bench --variants 'vanilla vanilla:preempt' --base '6\.12' --flavor 'default'"
 }
 
 test_bench_all_means_every_variant_base_first() {
 	make -n -C "$KIT" bench VARIANTS=all >out 2>&1 || fail "make -n bench VARIANTS=all: $(tail -n 3 out)"
 	line=$(grep 'scripts/bench --variants' out) || fail "no scripts/bench command: $(tail -n 3 out)"
 	list=$(echo "$line" | sed "s/.*--variants '\([^']*\)'.*/\1/")
-	[ "${list%% *}" = base ] || fail "VARIANTS=all does not start with base: $list"
+	[ "${list%% *}" = vanilla ] || fail "VARIANTS=all does not start with vanilla: $list"
 	for v in $(known_variants); do
 		case " $list " in
 		*" $v "*) ;;

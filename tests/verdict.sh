@@ -37,21 +37,21 @@ test_failing_case_fails_the_run() {
 	expect_match out '^7 passed, 1 failed, 0 skipped$'
 }
 
-test_expected_failure_on_base() {
-	r=$(fixture_run reuse-base base 1)
-	[ "$(verdict "$r")" = 0 ] || fail "the declared failure on base failed the run"
+test_expected_failure_on_vanilla() {
+	r=$(fixture_run reuse-vanilla vanilla 1)
+	[ "$(verdict "$r")" = 0 ] || fail "the declared failure on vanilla failed the run"
 	expect_match out '^XFAIL reuse.no_immediate_reuse'
-	expect_match out '2 expected failures on base'
+	expect_match out '2 expected failures on vanilla'
 }
 
 test_same_failure_on_other_variant_fails() {
-	r=$(fixture_run reuse-base reuse-after-gp 1)
+	r=$(fixture_run reuse-vanilla reuse-after-gp 1)
 	[ "$(verdict "$r")" = 1 ] || fail "immediate reuse passed on reuse-after-gp"
 	expect_match out '^FAIL  reuse.no_immediate_reuse$'
 }
 
 test_unexpected_pass_fails() {
-	r=$(fixture_run reuse-base base 0)
+	r=$(fixture_run reuse-vanilla vanilla 0)
 	sed -i 's/^    not ok 1 no_immediate_reuse/    ok 1 no_immediate_reuse/' "$r/console.log"
 	[ "$(verdict "$r")" = 1 ] || fail "XPASS did not fail the run"
 	expect_match out '^XPASS reuse.no_immediate_reuse'
@@ -209,14 +209,14 @@ test_no_ktap_fails() {
 }
 
 test_kunit_parser_accepts_fixtures() {
-	for f in pass reuse-base; do
+	for f in pass reuse-vanilla; do
 		expect_kunit_parses "$f"
 	done
 }
 
 test_suite_pattern_in_expectations() {
 	printf 'case reuse.*\nproducer selftests\nvariant other\nshows .\nwhy the whole suite fails on other\n' >expected
-	r=$(fixture_run reuse-base other 1)
+	r=$(fixture_run reuse-vanilla other 1)
 	rc=0
 	EXPECT=$SCRATCH/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
 	[ $rc -eq 1 ] || fail "passing cases of an all-fail suite did not fail the run"
@@ -232,7 +232,7 @@ test_real_kasan_report_fails_a_passing_run() {
 	expect_match out '^5 passed, 1 failed, 0 skipped$'
 }
 
-# The fallback cases' skips of reuse-base.log, allowed everywhere.
+# The fallback cases' skips of reuse-vanilla.log, allowed everywhere.
 fallback_skips() {
 	printf '\ncase reuse.*_fallback\nproducer selftests\nvariant *\nskip fail_bpf_reuse_batch\nwhy no knob\n'
 }
@@ -242,7 +242,7 @@ test_expected_failure_for_every_variant() {
 		printf 'case reuse.no_immediate_*reuse\nproducer selftests\nvariant *\nshows reused\nwhy fails everywhere\n'
 		fallback_skips
 	} >expected
-	r=$(fixture_run reuse-base some-variant 1)
+	r=$(fixture_run reuse-vanilla some-variant 1)
 	rc=0
 	EXPECT=$SCRATCH/expected "$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
 	[ $rc -eq 0 ] || fail "a failure declared for every variant failed the run"
@@ -257,15 +257,15 @@ test_expected_failure_for_every_variant() {
 
 # --- the holes the judge once had, each a run it must fail -----------------
 
-# reuse-base cut to its first case (the expected failure), then the
+# reuse-vanilla cut to its first case (the expected failure), then the
 # suite killed by a signal, as init reports it.
 crashed_after_xfail() {
-	sed -n '1,/^    not ok 1 no_immediate_reuse/p' "$TESTS/fixtures/reuse-base.log" >"$1/console.log"
+	sed -n '1,/^    not ok 1 no_immediate_reuse/p' "$TESTS/fixtures/reuse-vanilla.log" >"$1/console.log"
 	printf '# reuse: killed by signal 11\nnot ok 1 reuse\n' >>"$1/console.log"
 }
 
 test_crash_after_expected_failure_fails() {
-	r=$(fixture_run reuse-base base 1)
+	r=$(fixture_run reuse-vanilla vanilla 1)
 	crashed_after_xfail "$r"
 	[ "$(verdict "$r")" = 1 ] || fail "a suite killed after its expected failure passed"
 	expect_match out '^XFAIL reuse.no_immediate_reuse'
@@ -285,7 +285,7 @@ test_cut_off_test_verifier_fails() {
 }
 
 test_expected_failure_for_the_wrong_reason_fails() {
-	r=$(fixture_run reuse-base base 1)
+	r=$(fixture_run reuse-vanilla vanilla 1)
 	# The case failed, but because its program did not load.
 	sed -i '/deleted element reused within the same program run/d; /first: the old pointer/d' "$r/console.log"
 	sed -i 's/^\(    # .*expected reused == 0.*\)$/    # reuse_checks.c:40: expected skel: cannot load the program/' "$r/console.log"
@@ -294,11 +294,11 @@ test_expected_failure_for_the_wrong_reason_fails() {
 	expect_no_match out '^XFAIL'
 }
 
-# reuse-base as if no_immediate_reuse and no_immediate_percpu_reuse (the
-# cases base is expected to fail) were gone from the suite's table: two
+# reuse-vanilla as if no_immediate_reuse and no_immediate_percpu_reuse (the
+# cases vanilla is expected to fail) were gone from the suite's table: two
 # cases fewer in the plan, each with the lines it printed, the suite passed.
 without_expected_case() {
-	tr -d '\r' <"$TESTS/fixtures/reuse-base.log" | awk '
+	tr -d '\r' <"$TESTS/fixtures/reuse-vanilla.log" | awk '
 		/^    # Subtest: reuse$/ { in_reuse = 1; print; next }
 		in_reuse && /^    1\.\.[0-9]+$/ { print "    1.." substr($0, 8) - 2; next }
 		in_reuse && /^    # / { held = held $0 "\n"; next }
@@ -315,23 +315,23 @@ without_expected_case() {
 }
 
 test_expected_case_that_did_not_run_fails() {
-	r=$(fixture_run reuse-base base 0)
+	r=$(fixture_run reuse-vanilla vanilla 0)
 	without_expected_case "$r"
 	[ "$(verdict "$r")" = 1 ] || fail "a run without its expected case passed"
 	expect_match out '^FAIL  reuse.no_immediate_reuse: expected to fail .*but did not run'
 	# Unless the run's filter left it out.
-	r=$(fixture_run reuse-base base 0 'tests=reuse.!(no_immediate_*reuse)')
+	r=$(fixture_run reuse-vanilla vanilla 0 'tests=reuse.!(no_immediate_*reuse)')
 	without_expected_case "$r"
 	[ "$(verdict "$r")" = 0 ] || fail "a case the filter left out was missed: $(grep FAIL out)"
 }
 
 test_identity_keys_keep_expectations() {
 	# KERNEL_SRC: the variant's name is plain, the base its own key.
-	r=$(fixture_run reuse-base base 1 base=6.1)
-	[ "$(verdict "$r")" = 0 ] || fail "base's expected failure was lost with KERNEL_SRC"
+	r=$(fixture_run reuse-vanilla vanilla 1 base=6.1)
+	[ "$(verdict "$r")" = 0 ] || fail "vanilla's expected failure was lost with KERNEL_SRC"
 	expect_match out '^XFAIL reuse.no_immediate_reuse'
 	# Stock ARCH=um: every variant has the irq_work expectations.
-	for v in base reuse-after-gp; do
+	for v in vanilla reuse-after-gp; do
 		r=$(fixture_run stock-irq "$v" 1 uml=no tests=irq_work)
 		rc=0
 		"$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
@@ -340,7 +340,7 @@ test_identity_keys_keep_expectations() {
 		expect_no_match out '^FAIL'
 	done
 	# The same log with uml/patches applied is a plain failure.
-	r=$(fixture_run stock-irq base 1 uml=yes tests=irq_work)
+	r=$(fixture_run stock-irq vanilla 1 uml=yes tests=irq_work)
 	[ "$(verdict "$r")" = 1 ] || fail "irq_work failures passed with uml/patches"
 }
 
@@ -356,7 +356,7 @@ test_odd_exit_status_fails() {
 	sed -i '/^# init: exit status/d' "$r/console.log"
 	[ "$(verdict "$r")" = 1 ] || fail "a run without init's exit status passed"
 	expect_match out "^PROBLEM ./linux exited with 0, but init never announced an exit status"
-	r=$(fixture_run reuse-base base 0)
+	r=$(fixture_run reuse-vanilla vanilla 0)
 	[ "$(verdict "$r")" = 1 ] || fail "exit status 0 with a failed suite passed"
 }
 
@@ -369,7 +369,7 @@ test_suite_status_disagreeing_with_cases_fails() {
 
 test_fixtures_are_current() {
 	# Every suite of a fixture has today's cases, in today's order.
-	for f in pass reuse-base stock-irq sleepable-loads sleepable-refused; do
+	for f in pass reuse-vanilla stock-irq sleepable-loads sleepable-refused; do
 		for suite in $(sed -n 's/^    # Subtest: //p' "$TESTS/fixtures/$f.log" | tr -d '\r'); do
 			bin=$KIT/build/rootfs/bin/$suite
 			[ -x "$bin" ] || skip "$bin not built (make rootfs)"
@@ -388,7 +388,7 @@ test_sum_adds_every_run() {
 	mkdir -p a b
 	r=$(fixture_run pass reuse-after-gp 0)
 	"$KIT/tools/report/verdict" "$r" >/dev/null
-	r2=$(fixture_run reuse-base base 1)
+	r2=$(fixture_run reuse-vanilla vanilla 1)
 	"$KIT/tools/report/verdict" "$r2" >/dev/null
 	rc=0
 	"$JUDGE" --sum "$r" "$r2" >out || rc=$?
@@ -399,7 +399,7 @@ test_sum_adds_every_run() {
 	[ $rc -eq 1 ] || fail "a run without results added up to a pass"
 	expect_match out '^FAIL  missing-dir: no results'
 	# The total names the failed case of a failed run, and where it ran.
-	r3=$(fixture_run reuse-base reuse-after-gp 1)
+	r3=$(fixture_run reuse-vanilla reuse-after-gp 1)
 	"$KIT/tools/report/verdict" "$r3" >/dev/null || true
 	rc=0
 	"$JUDGE" --sum "$r" "$r3" >out || rc=$?
@@ -410,12 +410,12 @@ test_sum_adds_every_run() {
 # --- the holes an expected failure once hid, each a run the judge must fail
 
 test_expected_failure_is_its_failed_check_alone() {
-	# tools/uspace's no_reuse_before_gp on base, three ways: the evidence
+	# tools/uspace's no_reuse_before_gp on vanilla, three ways: the evidence
 	# in the failed check (asan), the evidence printed before a leak check
 	# that failed (tsan: reuse_check() before 91f00c1), and the evidence with a
 	# Valgrind report in the case (valgrind).
 	rc=0
-	"$JUDGE" --producer uspace --base 6.1 --variant base --expect "$KIT/tools/report/expectations" \
+	"$JUDGE" --producer uspace --base 6.1 --variant vanilla --expect "$KIT/tools/report/expectations" \
 		"$TESTS/fixtures/uspace-xfail.ktap" >out 2>&1 || rc=$?
 	[ $rc -eq 1 ] || fail "judge exited $rc, not 1"
 	expect_match out '^XFAIL asan.no_reuse_before_gp '
@@ -424,7 +424,7 @@ test_expected_failure_is_its_failed_check_alone() {
 }
 
 test_expected_failure_with_another_failed_check_fails() {
-	r=$(fixture_run reuse-base base 1)
+	r=$(fixture_run reuse-vanilla vanilla 1)
 	sed -i 's|^\(    #   first: the old pointer.*\)$|\1\n    # tools/lib/reuse_checks.c:80: expected !leaked: 2 elements still allocated|' "$r/console.log"
 	[ "$(verdict "$r")" = 1 ] || fail "an expected failure with a second failed check passed"
 	expect_match out '^FAIL  reuse.no_immediate_reuse: expected to fail .* on one failed check, but another failed too: tools/lib/reuse_checks.c:80: expected !leaked'
@@ -433,7 +433,7 @@ test_expected_failure_with_another_failed_check_fails() {
 test_evidence_before_the_failed_check_is_none() {
 	# The guest's format before this rule: the count printed, then a
 	# check whose message does not show it.
-	r=$(fixture_run reuse-base base 1)
+	r=$(fixture_run reuse-vanilla vanilla 1)
 	sed -i 's|^    # tools/lib/reuse_checks.c:[0-9]*: expected reused == 0: \(deleted element reused .*runs\)\(\r*\)$|    # \1\2\n    # tools/lib/reuse_checks.c:76: expected reused == 0: freed elements were reused before a grace period\2|' "$r/console.log"
 	grep -q 'freed elements were reused' "$r/console.log" || fail "the fixture did not change"
 	[ "$(verdict "$r")" = 1 ] || fail "evidence printed before the failed check counted"
@@ -498,12 +498,12 @@ test_undeclared_skip_fails() {
 	[ "$(verdict "$r")" = 1 ] || fail "an undeclared skip passed"
 	expect_match out "^FAIL  htab_syscall.overwrite_replaces_value: skipped \(not today\), but no skip of it is declared for producer selftests, variant reuse-after-gp, base 6.1"
 	# reuse-after-gp on 6.1 has the fallback knob: its fallback cases may
-	# not skip, where base's may.
-	r=$(fixture_run reuse-base reuse-after-gp 1)
+	# not skip, where vanilla's may.
+	r=$(fixture_run reuse-vanilla reuse-after-gp 1)
 	verdict "$r" >/dev/null
 	expect_match out '^FAIL  reuse.no_immediate_reuse_fallback: skipped \(no /sys/kernel/debug/fail_bpf_reuse_batch'
-	r=$(fixture_run reuse-base base 1)
-	[ "$(verdict "$r")" = 0 ] || fail "base's fallback skips failed: $(grep FAIL out | head -n 2)"
+	r=$(fixture_run reuse-vanilla vanilla 1)
+	[ "$(verdict "$r")" = 0 ] || fail "vanilla's fallback skips failed: $(grep FAIL out | head -n 2)"
 	expect_match out '^SKIP  reuse.no_immediate_reuse_fallback # no /sys/kernel/debug/fail_bpf_reuse_batch'
 }
 
@@ -536,7 +536,7 @@ test_suite_of_no_cases_is_no_pass() {
 
 test_sleepable_maps_outcome_pinned_per_variant() {
 	# Every variant and base not in tools/report/expectations must load.
-	for id in reuse-after-gp:6.1 base:6.1 percpu-marks:6.1 base:6.12 reuse-after-gp:6.12; do
+	for id in reuse-after-gp:6.1 vanilla:6.1 percpu-marks:6.1 vanilla:6.12 reuse-after-gp:6.12; do
 		r=$(fixture_run sleepable-loads "${id%:*}" 0 "base=${id#*:}" tests=sleepable_maps)
 		[ "$(verdict "$r")" = 0 ] || fail "sleepable programs loading failed $id: $(grep -E '^(FAIL|XPASS)' out | head -n 2)"
 	done

@@ -8,11 +8,11 @@ GDB ?= gdb
 # Functions to break on; those the kernel lacks are skipped.  The default
 # belongs to the variant: the first 'break' file in the directories of its
 # series (its own, then those of the series it includes, so a mutant gets
-# its variant's), else that of its base's variant base.  Words are
+# its variant's), else that of its base's vanilla variant.  Words are
 # function names, '#' starts a comment.  tests/breaks.sh checks that every
 # built variant's defaults are in its vmlinux.
 BREAK_FILE := $(firstword $(wildcard $(addsuffix break,$(dir $(filter %/series,$(VARIANT_FILES))))) \
-	$(PATCHES)/base/break)
+	$(PATCHES)/vanilla/break)
 BREAK ?= $(strip $(shell sed 's/#.*//' $(BREAK_FILE)))
 # kit.timeout= for each suite under `make gdb`: a suite stopped at a
 # breakpoint must not be killed by init's default 120 s.

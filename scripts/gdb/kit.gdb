@@ -6,7 +6,7 @@
 # $bpf_ma_current()).  `make gdb` and `make attach` load it; by hand,
 # from the top of the kit:
 #
-#   gdb -x scripts/gdb/kit.gdb --args build/base-default@6.1/linux \
+#   gdb -x scripts/gdb/kit.gdb --args build/vanilla-default@6.1/linux \
 #       ubd0=/tmp/x.cow,rootfs.img kit.t=reuse
 #
 # (always boot through a copy-on-write file: ubd0=COW,IMAGE).

@@ -8,13 +8,13 @@
 # variants round by round, and writes results/<date>/.
 
 # Variants of BASE to compare, the first being the baseline of the
-# ratios; 'all' is every known variant, base first.  Each in FLAVOR, or
+# ratios; 'all' is every known variant, vanilla first.  Each in FLAVOR, or
 # in the base and flavor it names as TEST_RUNS do, VARIANT[@BASE][:FLAVOR]:
-# VARIANTS='base base:preempt', VARIANTS='base base@6.12 base@6.12:preempt'.
+# VARIANTS='vanilla vanilla:preempt', VARIANTS='vanilla vanilla@6.12 vanilla@6.12:preempt'.
 # Each entry is checked before anything is built, by the Makefile's
 # resolver (make -s identity, as scripts/bench asks it).
-VARIANTS ?= base reuse-after-gp
-BENCH_VARIANTS := $(if $(filter all,$(VARIANTS)),base $(filter-out base,$(KNOWN_VARIANTS)),$(VARIANTS))
+VARIANTS ?= vanilla reuse-after-gp
+BENCH_VARIANTS := $(if $(filter all,$(VARIANTS)),vanilla $(filter-out vanilla,$(KNOWN_VARIANTS)),$(VARIANTS))
 ifneq ($(filter bench,$(MAKECMDGOALS)),)
 BENCH_BAD_ENTRY := $(shell for v in $(BENCH_VARIANTS); do \
 	out=$$($(MAKE) -s --no-print-directory identity SPEC="$$v" BASE=$(BASE) FLAVOR=$(FLAVOR) 2>&1 >/dev/null) || \
@@ -74,7 +74,7 @@ bench-help-targets:
 	@echo '  bench-list   the benchmarks and the options of the bench program'
 bench-help-variables:
 	@echo '  VARIANTS="$(VARIANTS)"  variants of BASE make bench compares (the first is the baseline), or all;'
-	@echo '               each in FLAVOR, or VARIANT[@BASE][:FLAVOR] (VARIANTS="base base@6.12 base@6.12:preempt")'
+	@echo '               each in FLAVOR, or VARIANT[@BASE][:FLAVOR] (VARIANTS="base vanilla@6.12 vanilla@6.12:preempt")'
 	@echo '  BENCH=$(BENCH)  BENCH_ARGS="$(BENCH_ARGS)"  BENCH_ROUNDS=$(BENCH_ROUNDS)  BENCH_MEM=$(BENCH_MEM)'
 	@echo '               workloads (globs), bench options (e.g. "-w 1 -d 5"), boots per variant, guest memory'
 

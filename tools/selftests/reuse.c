@@ -3,7 +3,7 @@
  * The semantics of the reuse-after-RCU-GP allocator
  * (kernel/patches/reuse-after-gp), checked by tools/lib/reuse_checks.c.
  *
- * On the base allocator no_immediate_reuse fails: that is the bug the
+ * On the vanilla allocator no_immediate_reuse fails: that is the bug the
  * series fixes, and tools/report/expectations declares it.  The
  * *_fallback cases repeat the checks with every struct bpf_reuse_batch
  * allocation failing, through reuse_rcu(); they skip on variants without

@@ -190,7 +190,7 @@ static const char *first_failure(struct shared *s)
  * the element until a grace period that began after the delete, which
  * waits for the reader; one whose free joins G's batch
  * (kernel/mutants/7.2/gp-join-in-flight) hands it out again once G
- * ends, and base's bpf_mem_cache_free() at once.  The case fails when
+ * ends, and vanilla's bpf_mem_cache_free() at once.  The case fails when
  * the pointer read another key's value in any run, and when a run did
  * not span the writer's work (then it tested nothing).
  */
@@ -378,7 +378,7 @@ static enum ktap_result reader_holds_across_delete(void)
  * freed on the other.  The memory the map's cgroup is charged stays
  * within what 7.2's allocator (kernel/bpf/memalloc.c) lets it hold.
  * Every element is freed to the consumer's cache and goes back to the
- * cache that allocated it (c->tgt, the producer's): at once in base
+ * cache that allocated it (c->tgt, the producer's): at once in vanilla
  * (free_bulk() past the high watermark), after an RCU grace period in
  * reuse-after-gp (free_by_rcu, waiting_for_gp, __free_by_rcu()); there
  * it lands on free_by_rcu_ttrace or waiting_for_gp_ttrace, from which
@@ -754,7 +754,7 @@ static enum ktap_result percpu_every_cpu(void)
  * in flight on a slow day, which in a 128 MiB guest is the OOM killer.
  * The case runs in its own memory cgroup and CPU 1 waits, whenever more
  * than LOCK_PENDING is charged beyond the map, until half of it has come
- * back: memory, not time, bounds what is in flight, and base (whose
+ * back: memory, not time, bounds what is in flight, and vanilla (whose
  * deletes are reused at once) never waits.  While it waits CPU 1 inserts
  * and deletes one key the programs do not use every LOCK_KICK_MS: 7.2's
  * allocator moves the objects freed while a grace period was running

@@ -40,7 +40,7 @@ static const struct command commands[] = {
 	  "every run's documents and a summary per benchmark and variant\n"
 	  "(samples of all rounds pooled), written to OUT.json whole or not at\n"
 	  "all; VARIANT may name a flavor after a colon of its own\n"
-	  "(base:preempt:1:logs/...)" },
+	  "(vanilla:preempt:1:logs/...)" },
 	{ "markdown", "RESULTS.json", 1, cmd_markdown,
 	  "table.md: the patch threads' tables that have rows (designs,\n"
 	  "percpu), the timed operations if any (latency), then every\n"
