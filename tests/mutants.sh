@@ -39,11 +39,11 @@ test_every_mutant_names_cases_that_exist() {
 				grep -q "{ \"${c#uspace:}\"," "$KIT/tools/uspace/memalloc_test.c" ||
 					fail "$s: tools/uspace/memalloc_test.c has no case ${c#uspace:}" ;;
 			explore:*)
-				# the invariants explore.c's xfail() names, and ASan's report
+				# the invariants the explorer's xfail() names, and ASan's report
 				case ${c#explore:} in
 				asan) ;;
-				*) grep -q "\"${c#explore:}\"" "$KIT/tools/uspace/explore/explore.c" ||
-					fail "$s: tools/uspace/explore/explore.c has no invariant ${c#explore:}" ;;
+				*) cat "$KIT"/tools/uspace/explore/*.c | grep -q "\"${c#explore:}\"" ||
+					fail "$s: no tools/uspace/explore/*.c names the invariant ${c#explore:}" ;;
 				esac ;;
 			*) fail "$s: '$c' is neither guest:SUITE.CASE, uspace:CASE, explore:INVARIANT nor none" ;;
 			esac

@@ -153,7 +153,8 @@ EXPLORE_INJECT ?=
 $(call own_build_dir,EXPLORE_INJECT)
 EXPLORE_DIR := $(US_DIR)/explore
 EXPLORE_CORPUS := $(US_DIR)/corpus
-EXPLORE_DEPS := $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c $(US_DIR)/debugfs.c \
+EXPLORE_DEPS := $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/hb.c $(EXPLORE_DIR)/lists.c \
+	$(US_DIR)/debugfs.c \
 	$(EXPLORE_DIR)/explore.h $(wildcard $(US_DIR)/include/*.h $(US_DIR)/include/*/*.h) $(US_DIR)/uspace.mk
 EXPLORE_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -DUSPACE_EXPLORE $(US_WARN) -Wno-unknown-warning-option -Wno-gnu-variable-sized-type-not-at-end
@@ -162,19 +163,27 @@ ex_lists = $$(awk '/^struct bpf_mem_cache \{/,/^\};/' $(1) | sed -n 's/^[[:space
 # What the tree's rcu_trace_implies_rcu_gp() returns (7.2 dropped it: its grace period implies one)
 ex_implies = $$(grep -qs 'rcu_trace_implies_rcu_gp(void) { return false; }' $(1)/include/linux/rcupdate.h && echo 0 || echo 1)
 
+# lists.c (which includes memalloc.c) alone reports its loads and stores
+# to hb.c (-fsanitize-coverage=trace-loads,trace-stores): the accesses
+# whose order the happens-before check judges.  hb.c itself is no
+# target of libFuzzer's: its comparisons, called on every such access,
+# would only slow the search down.
 $(US)/%/explore/explore: $(EXPLORE_SRC)/%$(BASE_TAG)/kernel/bpf/memalloc.c $(EXPLORE_DEPS)
 	@mkdir -p $(@D)
 	@echo "  EXPLORE $@"
 	@src=$(EXPLORE_SRC)/$*$(BASE_TAG); \
-	$(EXPLORE_CC) $(EXPLORE_CFLAGS) -I$(US_DIR)/include -I$(EXPLORE_DIR) -idirafter $$src/include \
+	flags="$(EXPLORE_CFLAGS) -I$(US_DIR)/include -I$(EXPLORE_DIR) -idirafter $$src/include \
 		-include $$src/include/linux/kconfig.h \
 		-DUSPACE_TRACE_IMPLIES_RCU_GP=$(call ex_implies,$$src) \
 		$(if $(EXPLORE_INJECT),-DEXPLORE_INJECT_$(EXPLORE_INJECT)) \
-		-DEXPLORE_FREE_RCU=$$(grep -qs '^void .*bpf_mem_cache_free_rcu(struct' $$src/kernel/bpf/memalloc.c && echo 1 || echo 0) \
+		-DEXPLORE_FREE_RCU=$$(grep -qs '^void .*bpf_mem_cache_free_rcu(struct' $$src/kernel/bpf/memalloc.c && echo 1 || echo 0)"; \
+	$(EXPLORE_CC) $$flags -fsanitize-coverage=trace-loads,trace-stores \
 		-DMEMALLOC_C="\"$$(cd $$src && pwd)/kernel/bpf/memalloc.c\"" \
 		-DEXPLORE_LISTS="$(call ex_lists,$$src/kernel/bpf/memalloc.c)" \
-		$(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/lists.c $(US_DIR)/debugfs.c \
-		$$src/lib/llist.c -o $@
+		-c $(EXPLORE_DIR)/lists.c -o $@.lists.o && \
+	$(EXPLORE_CC) $$flags -fno-sanitize=fuzzer -c $(EXPLORE_DIR)/hb.c -o $@.hb.o && \
+	$(EXPLORE_CC) $$flags $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $@.hb.o \
+		$@.lists.o $(US_DIR)/debugfs.c $$src/lib/llist.c -o $@ && rm -f $@.lists.o $@.hb.o
 
 EXPLORE_RUN = $(EXPLORE_DIR)/run --bin $(US)/$(VARIANT)/explore/explore --variant $(VARIANT) \
 	--src '$(EXPLORE_SRC)' --tag '$(BASE_TAG)' --base $(BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE)

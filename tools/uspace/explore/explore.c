@@ -52,6 +52,8 @@
  *               in use, on one list of one cache, in one batch or callback
  *   leak        memory left after destroy and every callback
  *   warn        a WARN_ON of the allocator
+ *   hb          a CPU frees a cache while another CPU's access to it is not
+ *               ordered before the free (hb.c: the weak-memory check)
  *   deadlock, livelock, model
  * EXPLORE_XFAIL="reuse trace-free": invariants this variant is expected
  * to break; a break is then counted and reported, not a crash.
@@ -305,7 +307,7 @@ static void op_free(int cpu, long arg)
 	}
 }
 
-static void op_noop(int cpu, long arg)
+void xop_noop(int cpu, long arg)
 {
 }
 
@@ -457,7 +459,15 @@ static void resolve(int k, int depth)
 				xfail("deadlock", "CPU %d waits for its own irq_work with irqs off", k);
 			xresume(k);
 		} else if (xcpus[j].state == XS_IDLE) {
-			xstart(j, op_noop, 0, true);
+			xstart(j, xop_noop, 0, true);
+		} else if (xcpus[j].state == XS_BLOCKED &&
+			   (xcpus[j].block == XB_BARRIER || xcpus[j].block == XB_SYNC)) {
+			/*
+			 * A CPU asleep in rcu_barrier() or synchronize_rcu()
+			 * still takes interrupts: it runs the irq_work and
+			 * waits again, whoever holds up its own wait.
+			 */
+			xresume(j);
 		} else {
 			step(j, depth + 1);
 		}
@@ -483,7 +493,7 @@ static void resolve(int k, int depth)
 			if (j == k)
 				xresume(k);
 			else if (xcpus[j].state == XS_IDLE)
-				xstart(j, op_noop, 0, true);
+				xstart(j, xop_noop, 0, true);
 			else
 				step(j, depth + 1);
 			return;
@@ -548,7 +558,7 @@ static void start(int k, void (*fn)(int, long), long arg, bool reader)
 static void poke(int k)
 {
 	if (xcpus[k].state == XS_IDLE)
-		xstart(k, op_noop, 0, true);
+		xstart(k, xop_noop, 0, true);
 	else
 		step(k, 0);
 }
@@ -827,6 +837,8 @@ static void final(void)
 /* A fresh allocator and model for one run of @data */
 static void run_begin(const uint8_t *data, size_t size)
 {
+	int i;
+
 	xsched_reset();
 	memset(slots, 0, sizeof(slots));
 	memset(holds, 0, sizeof(holds));
@@ -858,6 +870,12 @@ static void run_begin(const uint8_t *data, size_t size)
 	    bpf_mem_alloc_init(&mas[P_SIZED], 0, false) ||
 	    bpf_mem_alloc_init(&mas[P_PCPU], PCPU_SIZE, true))
 		xfail("model", "bpf_mem_alloc_init failed");
+	for (i = 0; i < NR_POOLS; i++) {
+		if (mas[i].cache)
+			xhb_watch(mas[i].cache);
+		if (mas[i].caches)
+			xhb_watch(mas[i].caches);
+	}
 }
 
 /* The end of a run: drain, check, count its points */
@@ -1004,7 +1022,7 @@ static bool pct_enabled(int t)
 static void pct_interrupt(int k)
 {
 	if (xcpus[k].state == XS_IDLE)
-		xstart(k, op_noop, 0, true);
+		xstart(k, xop_noop, 0, true);
 }
 
 static void pct_step(int t)

@@ -90,7 +90,19 @@ struct xblock *xblock_of(const void *p);
 /* "#serial" of the block that starts at @p (or holds it), for messages */
 unsigned long xserial(const void *p);
 
+/* hb.c: happens-before of the allocator's accesses to its caches */
+void xhb_reset(void);
+void xhb_watch(const void *block);
+void xhb_release(const void *p);
+void xhb_acquire(const void *p);
+void xhb_op_begin(int k);
+void xhb_op_end(int k);
+void xhb_callback(int k);
+void xhb_check_free(const void *block, size_t size);
+
 /* explore.c */
+/* What an idle CPU runs to take an interrupt: no operation of the workload */
+void xop_noop(int cpu, long arg);
 void xfail(const char *inv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void xtrace_event(int cpu, const char *what, const char *detail);
 void xnmi_prog(int cpu);

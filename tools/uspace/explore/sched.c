@@ -134,18 +134,28 @@ void xresume(int k)
 }
 
 static void deliver(struct xcpu *c, int kind);
+static void run_work_op(int cpu, long arg);
 
 static void ctx_main(void)
 {
 	struct xcpu *c = &xcpus[xcur];
+	/*
+	 * A work item is the allocator's own, ordered by its queue_work()
+	 * only, and an idle CPU's interrupts are no operation (hb.c).
+	 */
+	bool workload = c->op != run_work_op && c->op != xop_noop;
 
 #ifdef EXPLORE_ASAN
 	__sanitizer_finish_switch_fiber(NULL, (const void **)&sched_stack_bottom, &sched_stack_size);
 #endif
+	if (workload)
+		xhb_op_begin(xcur);
 	deliver(c, USPACE_SP_OP);
 	if (c->op)
 		c->op(xcur, c->op_arg);
 	deliver(c, USPACE_SP_OP);
+	if (workload)
+		xhb_op_end(xcur);
 	c->state = XS_IDLE;
 	c->op = NULL;
 	yield(true);
@@ -279,6 +289,8 @@ void xrun_irq_work(int cpu)
 		w->flags = IRQ_WORK_BUSY;
 		xtrace_event(cpu, "irq_work", "");
 		w->func(w);
+		/* irq_work_sync() reads the flags' release (hb.c) */
+		xhb_release(w);
 		w->flags &= ~IRQ_WORK_BUSY;
 		c->irq_works++;
 	}
@@ -322,6 +334,7 @@ void irq_work_sync(struct irq_work *w)
 		}
 		block(XB_IRQ_WORK, w);
 	}
+	xhb_acquire(w);
 }
 
 void uspace_set_nmi(void (*handler)(void), unsigned int period)
@@ -365,7 +378,10 @@ static void deliver(struct xcpu *c, int kind)
 		c->in_nmi = true;
 		c->irqs_off = true;
 		xtrace_event(cpu, "NMI", kind == USPACE_SP_NMI ? "inside active" : "");
+		/* the NMI's program is an operation of the workload (hb.c) */
+		xhb_op_begin(cpu);
 		xnmi_prog(cpu);
+		xhb_op_end(cpu);
 		c->irqs_off = off;
 		c->in_nmi = false;
 	}
@@ -396,6 +412,7 @@ void uspace_spin_lock(raw_spinlock_t *l)
 		block(XB_LOCK, l);
 	}
 	l->locked = (xcur < 0 ? NR_XCPUS : xcur) + 1;
+	xhb_acquire(l);
 }
 
 /*
@@ -406,6 +423,7 @@ void uspace_spin_lock(raw_spinlock_t *l)
  */
 void uspace_spin_unlock(raw_spinlock_t *l)
 {
+	xhb_release(l);
 	l->locked = 0;
 }
 
@@ -514,6 +532,7 @@ void kfree(const void *p)
 	if (b->kind == XK_OBJECT)
 		xobj_kfrees++;
 	xcheck_kfree(p);
+	xhb_check_free(p, b->size);
 	unreg(b);
 	free(b);
 }
@@ -563,6 +582,7 @@ struct workqueue_struct *system_dfl_wq = (void *)1;
 
 bool queue_work(struct workqueue_struct *wq, struct work_struct *w)
 {
+	xhb_release(w);
 	w->next = NULL;
 	*works_tail = w;
 	works_tail = &w->next;
@@ -574,6 +594,7 @@ static void run_work_op(int cpu, long arg)
 	struct work_struct *w = (void *)arg;
 
 	xtrace_event(cpu, "work", "");
+	xhb_acquire(w);
 	w->func(w);
 }
 
@@ -622,6 +643,8 @@ struct xcb {
 	struct xcb *next;
 };
 static struct xcb *cbs, **cbs_tail = &cbs;
+/* where the callbacks' ends are released to rcu_barrier() (hb.c) */
+static char cbs_done[2];
 int xcbs_pending[2], xcbs_ready[2];
 
 static void queue_cb(struct rcu_head *head, rcu_callback_t func, int f)
@@ -726,7 +749,10 @@ void xrun_softirq(int cpu)
 			snprintf(d, sizeof(d), "queued at time %lu", cb->time);
 			xtrace_event(cpu, cb->flavour ? "tasks trace callback" : "rcu callback", d);
 		}
+		if (xcur >= 0)
+			xhb_callback(xcur);
 		cb->func(cb->head);
+		xhb_release(&cbs_done[cb->flavour]);
 		c->callbacks++;
 		for (pp = &cbs; *pp != cb; pp = &(*pp)->next)
 			;
@@ -815,6 +841,7 @@ static void wait_callbacks(int f)
 		xcpus[xcur].barrier_flavour = f;
 		block(XB_BARRIER, NULL);
 	}
+	xhb_acquire(&cbs_done[f]);
 }
 
 void rcu_barrier(void)
@@ -857,6 +884,7 @@ void synchronize_rcu(void)
 		xcpus[xcur].sync_time = t;
 		block(XB_SYNC, NULL);
 	}
+	xhb_callback(xcur);
 }
 
 void synchronize_rcu_tasks_trace(void)
@@ -927,6 +955,7 @@ void xsched_reset(void)
 	failslab = 0;
 	xserials = 0;
 	xobj_kfrees = 0;
+	xhb_reset();
 }
 
 /* Blocks left at the end of a run, freed (after the leak check) */

@@ -89,12 +89,32 @@ enum uspace_sp {
 	USPACE_SP_OP,		/* between two operations of the workload */
 	USPACE_SP_KINDS
 };
+/*
+ * The kernel's ordering of each marked access, for the explorer's
+ * happens-before check (explore/hb.c), which is not C11's: TSan needs a
+ * release where the kernel has a barrier before a relaxed atomic
+ * (atomic_dec() below), the explorer models the barrier itself.
+ */
+enum uspace_hb {
+	USPACE_HB_LOAD,		/* relaxed load: acquires only at a later smp_mb() */
+	USPACE_HB_LOAD_ACQUIRE,	/* also READ_ONCE(), atomic_read(): dependencies */
+	USPACE_HB_STORE,	/* relaxed: releases what the last smp_mb() covered */
+	USPACE_HB_STORE_RELEASE,
+	USPACE_HB_RMW,		/* non-returning atomic: relaxed */
+	USPACE_HB_RMW_FULL,	/* value-returning atomic, xchg, cmpxchg */
+	USPACE_HB_FENCE,	/* smp_mb() */
+};
 #ifdef USPACE_EXPLORE
 void uspace_sched_point(int kind);
+void uspace_hb(const volatile void *p, int how);
 #define USPACE_SP(kind)		uspace_sched_point(USPACE_SP_##kind)
+#define USPACE_HB(p, how)	uspace_hb((p), USPACE_HB_##how)
 #else
 #define USPACE_SP(kind)		((void)0)
+#define USPACE_HB(p, how)	((void)0)
 #endif
+/* A scheduling point, then the access's ordering */
+#define USPACE_ACC(kind, p, how) ({ USPACE_SP(kind); USPACE_HB(p, how); })
 
 /*
  * Marked accesses.  READ_ONCE() is an acquire load: the kernel relies on
@@ -102,24 +122,24 @@ void uspace_sched_point(int kind);
  * as acquire.  WRITE_ONCE() is relaxed.  Both are atomic, so TSan treats
  * them like KCSAN treats marked accesses: never a data race.
  */
-#define READ_ONCE(x)		({ USPACE_SP(READ); __atomic_load_n(&(x), __ATOMIC_ACQUIRE); })
-#define WRITE_ONCE(x, v)	({ USPACE_SP(WRITE); __atomic_store_n(&(x), (v), __ATOMIC_RELAXED); })
-#define smp_load_acquire(p)	({ USPACE_SP(READ); __atomic_load_n((p), __ATOMIC_ACQUIRE); })
-#define smp_store_release(p, v)	({ USPACE_SP(WRITE); __atomic_store_n((p), (v), __ATOMIC_RELEASE); })
-#define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define READ_ONCE(x)		({ USPACE_ACC(READ, &(x), LOAD_ACQUIRE); __atomic_load_n(&(x), __ATOMIC_ACQUIRE); })
+#define WRITE_ONCE(x, v)	({ USPACE_ACC(WRITE, &(x), STORE); __atomic_store_n(&(x), (v), __ATOMIC_RELAXED); })
+#define smp_load_acquire(p)	({ USPACE_ACC(READ, (p), LOAD_ACQUIRE); __atomic_load_n((p), __ATOMIC_ACQUIRE); })
+#define smp_store_release(p, v)	({ USPACE_ACC(WRITE, (p), STORE_RELEASE); __atomic_store_n((p), (v), __ATOMIC_RELEASE); })
+#define smp_mb()		({ USPACE_HB(NULL, FENCE); __atomic_thread_fence(__ATOMIC_SEQ_CST); })
 #define smp_mb__before_atomic()	smp_mb()
 #define smp_mb__after_atomic()	smp_mb()
 #define barrier()		__atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-#define xchg(p, v)		({ USPACE_SP(XCHG); __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST); })
+#define xchg(p, v)		({ USPACE_ACC(XCHG, (p), RMW_FULL); __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST); })
 #define cmpxchg(p, o, n) ({						\
 	typeof(*(p)) __old = (o);					\
-	USPACE_SP(XCHG);						\
+	USPACE_ACC(XCHG, (p), RMW_FULL);				\
 	__atomic_compare_exchange_n((p), &__old, (n), false,		\
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
 	__old; })
 #define try_cmpxchg(p, po, n) ({					\
-	USPACE_SP(XCHG);						\
+	USPACE_ACC(XCHG, (p), RMW_FULL);				\
 	__atomic_compare_exchange_n((p), (po), (n), false,		\
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); })
 
@@ -135,20 +155,20 @@ typedef struct { long counter; } atomic_long_t;
  * (a control dependency in the kernel's memory model, which C11 and TSan
  * do not have).
  */
-#define atomic_read(v)		({ USPACE_SP(ATOMIC); __atomic_load_n(&(v)->counter, __ATOMIC_ACQUIRE); })
-#define atomic_set(v, i)	({ USPACE_SP(ATOMIC); __atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED); })
-#define atomic_set_release(v, i) ({ USPACE_SP(ATOMIC); __atomic_store_n(&(v)->counter, (i), __ATOMIC_RELEASE); })
-#define atomic_inc(v)		({ USPACE_SP(ATOMIC); (void)__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED); })
-#define atomic_dec(v)		({ USPACE_SP(ATOMIC); (void)__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_RELEASE); })
-#define atomic_add(i, v)	({ USPACE_SP(ATOMIC); (void)__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_RELAXED); })
-#define atomic_inc_return(v)	({ USPACE_SP(ATOMIC); __atomic_add_fetch(&(v)->counter, 1, __ATOMIC_SEQ_CST); })
-#define atomic_dec_return(v)	({ USPACE_SP(ATOMIC); __atomic_sub_fetch(&(v)->counter, 1, __ATOMIC_SEQ_CST); })
-#define atomic_dec_return_relaxed(v) ({ USPACE_SP(ATOMIC); __atomic_sub_fetch(&(v)->counter, 1, __ATOMIC_RELAXED); })
+#define atomic_read(v)		({ USPACE_ACC(ATOMIC, &(v)->counter, LOAD_ACQUIRE); __atomic_load_n(&(v)->counter, __ATOMIC_ACQUIRE); })
+#define atomic_set(v, i)	({ USPACE_ACC(ATOMIC, &(v)->counter, STORE); __atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED); })
+#define atomic_set_release(v, i) ({ USPACE_ACC(ATOMIC, &(v)->counter, STORE_RELEASE); __atomic_store_n(&(v)->counter, (i), __ATOMIC_RELEASE); })
+#define atomic_inc(v)		({ USPACE_ACC(ATOMIC, &(v)->counter, RMW); (void)__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED); })
+#define atomic_dec(v)		({ USPACE_ACC(ATOMIC, &(v)->counter, RMW); (void)__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_RELEASE); })
+#define atomic_add(i, v)	({ USPACE_ACC(ATOMIC, &(v)->counter, RMW); (void)__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_RELAXED); })
+#define atomic_inc_return(v)	({ USPACE_ACC(ATOMIC, &(v)->counter, RMW_FULL); __atomic_add_fetch(&(v)->counter, 1, __ATOMIC_SEQ_CST); })
+#define atomic_dec_return(v)	({ USPACE_ACC(ATOMIC, &(v)->counter, RMW_FULL); __atomic_sub_fetch(&(v)->counter, 1, __ATOMIC_SEQ_CST); })
+#define atomic_dec_return_relaxed(v) ({ USPACE_ACC(ATOMIC, &(v)->counter, RMW); __atomic_sub_fetch(&(v)->counter, 1, __ATOMIC_RELAXED); })
 #define atomic_dec_and_test(v)	(atomic_dec_return(v) == 0)
-#define atomic_xchg(v, i)	({ USPACE_SP(ATOMIC); __atomic_exchange_n(&(v)->counter, (i), __ATOMIC_SEQ_CST); })
+#define atomic_xchg(v, i)	({ USPACE_ACC(ATOMIC, &(v)->counter, RMW_FULL); __atomic_exchange_n(&(v)->counter, (i), __ATOMIC_SEQ_CST); })
 #define atomic_cmpxchg(v, o, n)	cmpxchg(&(v)->counter, (o), (n))
-#define atomic_long_read(v)	({ USPACE_SP(ATOMIC); __atomic_load_n(&(v)->counter, __ATOMIC_ACQUIRE); })
-#define atomic_long_inc(v)	({ USPACE_SP(ATOMIC); (void)__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED); })
+#define atomic_long_read(v)	({ USPACE_ACC(ATOMIC, &(v)->counter, LOAD_ACQUIRE); __atomic_load_n(&(v)->counter, __ATOMIC_ACQUIRE); })
+#define atomic_long_inc(v)	({ USPACE_ACC(ATOMIC, &(v)->counter, RMW); (void)__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED); })
 
 /* --- warnings: counted, and any one fails the test run ---------------- */
 
