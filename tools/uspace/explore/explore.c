@@ -280,12 +280,20 @@ static void op_alloc(int cpu, long arg)
 	int pl = arg >> 8, n = arg & 0xff, i;
 
 	for (i = 0; i < n; i++) {
+		size_t size = pl == P_SIZED ? sizes[n % ARRAY_SIZE(sizes)] : ELEM_SIZE;
+		void *p;
+
 		if (i)
 			op_point();
-		if (pl == P_SIZED)
-			got(cpu, pl, bpf_mem_alloc(&mas[pl], sizes[n % ARRAY_SIZE(sizes)]));
-		else
-			got(cpu, pl, bpf_mem_cache_alloc(&mas[pl]));
+		p = pl == P_SIZED ? bpf_mem_alloc(&mas[pl], size) : bpf_mem_cache_alloc(&mas[pl]);
+		/*
+		 * A program fills the element it got, all of it: a unit too
+		 * small for what the allocator promised is ASan's to report.
+		 * (A per-cpu pool hands out a pointer to its per-cpu area.)
+		 */
+		if (p && p != ZERO_SIZE_PTR && pl != P_PCPU)
+			memset(p, 0x5a, size);
+		got(cpu, pl, p);
 	}
 }
 
