@@ -133,7 +133,7 @@ break_in_rcu_callback() {
 	[ "${n% *}" = "${n#* }" ] || fail "bpf-ma: free_llist and free_cnt differ: $n"
 	[ "${n% *}" -gt 0 ] || fail "bpf-ma: stopped on a cache with an empty free_llist"
 	case $variant in
-	base)
+	vanilla)
 		expect_match ma '^  low_watermark [0-9]+  high_watermark [0-9]+  batch [0-9]+$'
 		expect_match ma '^  free_by_rcu [0-9]+  waiting_for_gp [0-9]+  call_rcu_in_progress 1$'
 		;;
@@ -189,7 +189,7 @@ break_in_rcu_callback() {
 	[ -z "$(find logs -name '*.cow')" ] || fail "copy-on-write file left behind"
 }
 
-test_break_in_rcu_callback_base() {
+test_break_in_rcu_callback_vanilla() {
 	break_in_rcu_callback vanilla
 }
 

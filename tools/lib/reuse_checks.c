@@ -204,7 +204,7 @@ enum ktap_result reuse_no_immediate_percpu_reuse(void)
  *   CPUs * 4w * U + w * U + CPUs * 64 pages,
  * which a port that never hands reuse_ready/wait_for_free back to slab
  * exceeds by about a window of frees.  Variants that reuse at once
- * (base) or free every object after its grace period (kmalloc-rcu,
+ * (vanilla) or free every object after its grace period (kmalloc-rcu,
  * free-after-gp, 6.12) hold less than reuse-after-gp in both phases.
  * The debugfs batch counters, where the variant has them, show how many
  * batches each window queued.
