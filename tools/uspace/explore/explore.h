@@ -95,9 +95,8 @@ void xhb_reset(void);
 void xhb_watch(const void *block);
 void xhb_release(const void *p);
 void xhb_acquire(const void *p);
-void xhb_op_begin(int k);
-void xhb_op_end(int k);
-void xhb_callback(int k);
+void xhb_after_ops(void);
+void xhb_op_end(void);
 void xhb_check_free(const void *block, size_t size);
 
 /* explore.c */

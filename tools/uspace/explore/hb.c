@@ -58,29 +58,26 @@ static void join(struct vc *a, const struct vc *b)
 			a->t[i] = b->t[i];
 }
 
-/* A location that atomics touch: what a reader of it synchronizes with */
-struct loc {
+/*
+ * One address the allocator touched: for an atomic location, what a
+ * reader of it synchronizes with; in a watched block, each CPU's last
+ * access to it.
+ */
+struct word {
 	uintptr_t addr;
 	struct vc sync;
 	int last_cpu;		/* the last store or RMW: CPU and epoch */
 	unsigned int last_t;
 	unsigned int seen;	/* CPUs that read it since that store */
-};
-
-/* The last access of each CPU to one word of a watched block */
-struct acc {
-	uintptr_t addr;
-	unsigned int t[NR_XCPUS];
+	unsigned int t[NR_XCPUS];	/* each CPU's last access (watched blocks) */
 };
 
 #define HB_SLOTS	16384	/* a power of two; a run touches a few thousand words */
 
 static struct vc cpu_vc[NR_XCPUS], fence_vc[NR_XCPUS], pending_vc[NR_XCPUS], ops_vc;
-static struct loc locs[HB_SLOTS];
-static struct acc accs[HB_SLOTS];
+static struct word words[HB_SLOTS];
 /* the slots in use, so that a run resets and scans only those */
-static unsigned int used_locs[HB_SLOTS], used_accs[HB_SLOTS];
-static unsigned int nr_used_locs, nr_used_accs;
+static unsigned int used[HB_SLOTS], nr_used;
 static struct {
 	uintptr_t lo, hi;
 } watched[8];
@@ -91,39 +88,22 @@ static unsigned int slot(uintptr_t a)
 	return (unsigned int)((a >> 3) * 0x9e3779b1u) & (HB_SLOTS - 1);
 }
 
-static struct loc *loc_of(const volatile void *p)
+static struct word *word_of(const volatile void *p)
 {
 	uintptr_t a = (uintptr_t)p;
 	unsigned int i, n;
 
 	for (i = slot(a), n = 0; n < HB_SLOTS; i = (i + 1) & (HB_SLOTS - 1), n++) {
-		if (locs[i].addr == a)
-			return &locs[i];
-		if (!locs[i].addr) {
-			locs[i].addr = a;
-			locs[i].last_cpu = -1;
-			used_locs[nr_used_locs++] = i;
-			return &locs[i];
+		if (words[i].addr == a)
+			return &words[i];
+		if (!words[i].addr) {
+			words[i].addr = a;
+			words[i].last_cpu = -1;
+			used[nr_used++] = i;
+			return &words[i];
 		}
 	}
-	xfail("model", "more than %d atomic locations in one run", HB_SLOTS);
-	return NULL;
-}
-
-static struct acc *acc_of(uintptr_t a)
-{
-	unsigned int i, n;
-
-	for (i = slot(a), n = 0; n < HB_SLOTS; i = (i + 1) & (HB_SLOTS - 1), n++) {
-		if (accs[i].addr == a)
-			return &accs[i];
-		if (!accs[i].addr) {
-			accs[i].addr = a;
-			used_accs[nr_used_accs++] = i;
-			return &accs[i];
-		}
-	}
-	xfail("model", "more than %d watched words in one run", HB_SLOTS);
+	xfail("model", "more than %d addresses in one run", HB_SLOTS);
 	return NULL;
 }
 
@@ -151,10 +131,8 @@ void xhb_reset(void)
 	memset(fence_vc, 0, sizeof(fence_vc));
 	memset(pending_vc, 0, sizeof(pending_vc));
 	memset(&ops_vc, 0, sizeof(ops_vc));
-	while (nr_used_locs)
-		memset(&locs[used_locs[--nr_used_locs]], 0, sizeof(locs[0]));
-	while (nr_used_accs)
-		memset(&accs[used_accs[--nr_used_accs]], 0, sizeof(accs[0]));
+	while (nr_used)
+		memset(&words[used[--nr_used]], 0, sizeof(words[0]));
 	nr_watched = 0;
 	for (k = 0; k < NR_XCPUS; k++)
 		cpu_vc[k].t[k] = 1;
@@ -173,14 +151,14 @@ void xhb_watch(const void *block)
 static void record(uintptr_t a)
 {
 	if (xcur >= 0 && nr_watched && is_watched(a))
-		acc_of(a)->t[xcur] = cpu_vc[xcur].t[xcur];
+		word_of((void *)a)->t[xcur] = cpu_vc[xcur].t[xcur];
 }
 
 /* The shim's marked accesses, atomics and barriers (uspace.h) */
 void uspace_hb(const volatile void *p, int how)
 {
 	int k = xcur;
-	struct loc *l;
+	struct word *l;
 
 	if (k < 0)
 		return;
@@ -191,7 +169,7 @@ void uspace_hb(const volatile void *p, int how)
 		return;
 	}
 	record((uintptr_t)p);
-	l = loc_of(p);
+	l = word_of(p);
 	switch (how) {
 	case USPACE_HB_LOAD:
 		join(&pending_vc[k], &l->sync);
@@ -231,32 +209,33 @@ void xhb_release(const void *p)
 {
 	if (xcur < 0)
 		return;
-	join(&loc_of(p)->sync, &cpu_vc[xcur]);
+	join(&word_of(p)->sync, &cpu_vc[xcur]);
 	tick(xcur);
 }
 
 void xhb_acquire(const void *p)
 {
 	if (xcur >= 0)
-		join(&cpu_vc[xcur], &loc_of(p)->sync);
+		join(&cpu_vc[xcur], &word_of(p)->sync);
 }
 
-/* Operations of the workload: each starts after every one that ended */
-void xhb_op_begin(int k)
+/*
+ * The workload's operations: each starts after every one that ended, and
+ * so do an RCU callback and the return of synchronize_rcu(), which wait
+ * for the operations that were read sections.
+ */
+void xhb_after_ops(void)
 {
-	join(&cpu_vc[k], &ops_vc);
+	if (xcur >= 0)
+		join(&cpu_vc[xcur], &ops_vc);
 }
 
-void xhb_op_end(int k)
+void xhb_op_end(void)
 {
-	join(&ops_vc, &cpu_vc[k]);
-	tick(k);
-}
-
-/* An RCU callback about to run on CPU @k: after what the operations ended */
-void xhb_callback(int k)
-{
-	join(&cpu_vc[k], &ops_vc);
+	if (xcur < 0)
+		return;
+	join(&ops_vc, &cpu_vc[xcur]);
+	tick(xcur);
 }
 
 /* memalloc.c's loads and stores (lists.c is built with trace-loads,trace-stores) */
@@ -278,12 +257,9 @@ static void forget(uintptr_t lo, uintptr_t hi)
 {
 	unsigned int i;
 
-	for (i = 0; i < nr_used_accs; i++)
-		if (accs[used_accs[i]].addr >= lo && accs[used_accs[i]].addr < hi)
-			accs[used_accs[i]].addr = 1;
-	for (i = 0; i < nr_used_locs; i++)
-		if (locs[used_locs[i]].addr >= lo && locs[used_locs[i]].addr < hi)
-			locs[used_locs[i]].addr = 1;
+	for (i = 0; i < nr_used; i++)
+		if (words[used[i]].addr >= lo && words[used[i]].addr < hi)
+			words[used[i]].addr = 1;
 }
 
 /* CPU @k (xcur) frees @block: every other CPU's access must be ordered before */
@@ -302,18 +278,16 @@ void xhb_check_free(const void *block, size_t size)
 		forget(lo, hi);
 		return;
 	}
-	for (i = 0; i < (int)nr_used_accs; i++) {
-		struct acc *a = &accs[used_accs[i]];
+	for (i = 0; i < (int)nr_used; i++) {
+		struct word *a = &words[used[i]];
 
 		if (a->addr < lo || a->addr >= hi)
 			continue;
 		for (j = 0; j < NR_XCPUS; j++) {
-			struct loc *l;
-
 			if (j == k || a->t[j] <= cpu_vc[k].t[j])
 				continue;
-			l = loc_of((void *)a->addr);
-			if (l->last_cpu == j && l->last_t == a->t[j] && (l->seen & (1u << k)))
+			/* the store the freeing CPU read its permission from */
+			if (a->last_cpu == j && a->last_t == a->t[j] && (a->seen & (1u << k)))
 				continue;
 			xfail("hb", "CPU %d frees block #%lu while CPU %d's access at +%#lx (its epoch %u) "
 			      "is not ordered before the free (CPU %d has seen up to %u): a missing barrier",

@@ -149,13 +149,13 @@ static void ctx_main(void)
 	__sanitizer_finish_switch_fiber(NULL, (const void **)&sched_stack_bottom, &sched_stack_size);
 #endif
 	if (workload)
-		xhb_op_begin(xcur);
+		xhb_after_ops();
 	deliver(c, USPACE_SP_OP);
 	if (c->op)
 		c->op(xcur, c->op_arg);
 	deliver(c, USPACE_SP_OP);
 	if (workload)
-		xhb_op_end(xcur);
+		xhb_op_end();
 	c->state = XS_IDLE;
 	c->op = NULL;
 	yield(true);
@@ -379,9 +379,9 @@ static void deliver(struct xcpu *c, int kind)
 		c->irqs_off = true;
 		xtrace_event(cpu, "NMI", kind == USPACE_SP_NMI ? "inside active" : "");
 		/* the NMI's program is an operation of the workload (hb.c) */
-		xhb_op_begin(cpu);
+		xhb_after_ops();
 		xnmi_prog(cpu);
-		xhb_op_end(cpu);
+		xhb_op_end();
 		c->irqs_off = off;
 		c->in_nmi = false;
 	}
@@ -749,8 +749,7 @@ void xrun_softirq(int cpu)
 			snprintf(d, sizeof(d), "queued at time %lu", cb->time);
 			xtrace_event(cpu, cb->flavour ? "tasks trace callback" : "rcu callback", d);
 		}
-		if (xcur >= 0)
-			xhb_callback(xcur);
+		xhb_after_ops();
 		cb->func(cb->head);
 		xhb_release(&cbs_done[cb->flavour]);
 		c->callbacks++;
@@ -884,7 +883,7 @@ void synchronize_rcu(void)
 		xcpus[xcur].sync_time = t;
 		block(XB_SYNC, NULL);
 	}
-	xhb_callback(xcur);
+	xhb_after_ops();
 }
 
 void synchronize_rcu_tasks_trace(void)
