@@ -232,7 +232,7 @@ uspace-explore-test: $(JUDGE)
 		echo "$$result $$n $$v" >>$$ktap; \
 	done; \
 	cat $$ktap; \
-	$(JUDGE) --out $(CURDIR)/$(EXPLORE_RESULTS) --producer explore --base $(BASE) $$ktap
+	$(JUDGE) --out $(abspath $(EXPLORE_RESULTS)) --producer explore --base $(BASE) $$ktap
 
 # make test's share (tests/run-all, 6.1 only for now): the variants
 # uspace-test-quick runs.
