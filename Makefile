@@ -186,7 +186,7 @@ KBUILD_CC := ccache gcc
 KMAKE = $(MAKE) -C $(SRC) ARCH=um O=$(KIT)/$(OBJ_DIR) CC="$(KBUILD_CC)" -j$(JOBS)
 
 .PHONY: help bases variants deps kernel rootfs run shell test test-host test-guest \
-	test-matrix stress loop-time clean distclean tree-clean FORCE
+	test-matrix stress loop-time clean distclean tree-clean tree-prune FORCE
 .DEFAULT_GOAL := help
 
 # --- dependencies -----------------------------------------------------------
@@ -239,6 +239,16 @@ kernel: $(KERNEL)
 # (from ccache).  kernel/mutants/run, once a mutant is judged.
 tree-clean:
 	$(Q)$(LOCK) rm -rf $(SRC) $(OBJ) $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-*
+
+# A tree that only the user-space harness reads (make mutants-uspace):
+# keep its headers, memalloc.c and llist.c (50 MiB), drop the rest (1.5
+# GiB) and the stamp that calls it a whole tree.  The next preparation
+# keeps memalloc.c's time, so the harness's binaries stay built.
+tree-prune:
+	$(Q)$(LOCK) sh -c 'rm -f $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-* && \
+		find $(SRC) -depth ! -type d ! -path "$(SRC)/include/*" ! -path "$(SRC)/kernel/bpf/memalloc.c" \
+			! -path "$(SRC)/lib/llist.c" ! -path "$(SRC)/.kit-patched-files" -delete && \
+		find $(SRC) -depth -type d -empty -delete'
 
 # --- root image -------------------------------------------------------------
 

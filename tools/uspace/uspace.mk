@@ -160,6 +160,10 @@ EXPLORE_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 	-fno-omit-frame-pointer -DUSPACE_EXPLORE $(US_WARN) -Wno-unknown-warning-option -Wno-gnu-variable-sized-type-not-at-end
 # The struct llist_head members of the variant's struct bpf_mem_cache, as X(name)
 ex_lists = $$(awk '/^struct bpf_mem_cache \{/,/^\};/' $(1) | sed -n 's/^[[:space:]]*struct llist_head \([a-z_0-9]*\);.*/X(\1)/p' | tr '\n' ' ')
+# -DEXPLORE_RELEASE when the cache has reuse_ready and free_rcu_in_progress
+# (6.1's reuse-after-gp): lists.c's invariant release
+ex_release = $$(test "$$(awk '/^struct bpf_mem_cache \{/,/^\};/' $(1) | \
+	grep -cE '(struct llist_head reuse_ready|atomic_t free_rcu_in_progress);')" = 2 && echo -DEXPLORE_RELEASE)
 # What the tree's rcu_trace_implies_rcu_gp() returns (7.2 dropped it: its grace period implies one)
 ex_implies = $$(grep -qs 'rcu_trace_implies_rcu_gp(void) { return false; }' $(1)/include/linux/rcupdate.h && echo 0 || echo 1)
 
@@ -180,6 +184,7 @@ $(US)/%/explore/explore: $(EXPLORE_SRC)/%$(BASE_TAG)/kernel/bpf/memalloc.c $(EXP
 	$(EXPLORE_CC) $$flags -fsanitize-coverage=trace-loads,trace-stores \
 		-DMEMALLOC_C="\"$$(cd $$src && pwd)/kernel/bpf/memalloc.c\"" \
 		-DEXPLORE_LISTS="$(call ex_lists,$$src/kernel/bpf/memalloc.c)" \
+		$(call ex_release,$$src/kernel/bpf/memalloc.c) \
 		-c $(EXPLORE_DIR)/lists.c -o $@.lists.o && \
 	$(EXPLORE_CC) $$flags -fno-sanitize=fuzzer -c $(EXPLORE_DIR)/hb.c -o $@.hb.o && \
 	$(EXPLORE_CC) $$flags $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $@.hb.o \

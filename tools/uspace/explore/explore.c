@@ -54,6 +54,9 @@
  *   warn        a WARN_ON of the allocator
  *   hb          a CPU frees a cache while another CPU's access to it is not
  *               ordered before the free (hb.c: the weak-memory check)
+ *   release     a batch arrives on reuse_ready while free_rh is idle and
+ *               claims nothing (6.1's port: what a live cache would keep
+ *               for ever; lists.c)
  *   deadlock, livelock, model
  * EXPLORE_XFAIL="reuse trace-free": invariants this variant is expected
  * to break; a break is then counted and reported, not a crash.
@@ -78,6 +81,7 @@ void xlists_mark_kmalloc(bool *bad);
 void xcbs_mark(void);
 
 enum { P_FIXED, P_SIZED, P_PCPU, NR_POOLS };
+_Static_assert(NR_POOLS <= XMAX_POOLS, "lists.c keeps XMAX_POOLS pools");
 static const char *const pool_names[] = { "fixed", "sized", "pcpu" };
 static struct bpf_mem_alloc mas[NR_POOLS];
 #define ELEM_SIZE	48
@@ -119,6 +123,8 @@ static char xfail_list[128];
 static unsigned long runs, xfail_runs, points_total, points_max;
 static bool xfail_seen;
 static int cmd_no;
+/* Commands and PCT steps executed, over every run (release: checks one step apart) */
+static unsigned long xstep;
 
 static const char *const sp_names[USPACE_SP_KINDS] = {
 	"read", "write", "xchg", "atomic", "irq_off", "irq_on", "lock", "unlock",
@@ -622,6 +628,22 @@ static void check_one_place(void)
 	}
 }
 
+/* After each command or PCT step: one-place with every CPU idle; release's history always */
+static void after_step(void)
+{
+	bool idle = all_idle();
+	int i;
+
+	xstep++;
+	if (idle)
+		check_one_place();
+	else
+		xobjs_collect();
+	for (i = 0; i < NR_POOLS; i++)
+		if (!destroyed)
+			xlists_release_check(&mas[i], i, xstep, idle);
+}
+
 static void print_state(void)
 {
 	char buf[512];
@@ -856,6 +878,8 @@ static void run_begin(const uint8_t *data, size_t size)
 	budget = 0;
 	xfail_seen = false;
 	cmd_no = 0;
+	/* no check of this run is one step after one of the last */
+	xstep += 2;
 	uspace_nr_cpus = size ? 2 + data[0] % 3 : 2;
 	xself_ipi = size && (data[0] & 4);
 	rcu_frees = EXPLORE_FREE_RCU && size && (data[0] & 8);
@@ -920,8 +944,7 @@ static void run_input(const uint8_t *data, size_t size)
 	for (i = 1; i + 1 < size; i += 2) {
 		cmd_no++;
 		command(data[i] % NR_CMDS, data[i + 1]);
-		if (all_idle())
-			check_one_place();
+		after_step();
 		if (trace)
 			print_state();
 	}
@@ -1186,8 +1209,7 @@ static unsigned long pct_run(const uint8_t *data, size_t size, int depth, unsign
 				break;
 			}
 		pct_step(best);
-		if (all_idle())
-			check_one_place();
+		after_step();
 		if (trace && all_idle())
 			print_state();
 	}

@@ -72,6 +72,9 @@ struct xblock {
 	unsigned long serial;	/* n-th block of the run: stable across replays */
 	const char *place;	/* where the last check found it */
 	int place_cpu;
+	/* lists.c, release: on reuse_ready seen_on at step seen_at, since step since */
+	const void *seen_on;
+	unsigned long seen_at, since;
 	long data[] __attribute__((aligned(16)));
 };
 
@@ -111,6 +114,10 @@ void xcheck_kfree(const void *p);
 struct bpf_mem_alloc;
 /* Walk every named list of every cache of @ma: xblock mark++ per object met */
 void xlists_mark(struct bpf_mem_alloc *ma, bool *cycle);
+/* The pools explore.c allocates from, at most */
+#define XMAX_POOLS	4
+/* Invariant release after step @step (lists.c): track reuse_ready, and judge when every CPU is idle */
+void xlists_release_check(struct bpf_mem_alloc *ma, int pool, unsigned long step, bool judge);
 /* "name=len ..." of the caches of @ma on @cpu (size 0: summed over the buckets) */
 int xlists_print(struct bpf_mem_alloc *ma, int cpu, char *buf, int len);
 

@@ -167,3 +167,67 @@ int xlists_print(struct bpf_mem_alloc *ma, int cpu, char *buf, int len)
 	}
 	return n;
 }
+
+#ifdef EXPLORE_RELEASE
+/*
+ * Invariant release, for a memalloc.c whose struct bpf_mem_cache has
+ * reuse_ready and free_rcu_in_progress (6.1's reuse-after-gp; uspace.mk
+ * sets EXPLORE_RELEASE): a batch that arrives on reuse_ready while free_rh
+ * is idle claims it, and the whole of reuse_ready goes back to slab after
+ * an RCU tasks trace grace period, less what alloc_bulk() takes first.
+ *
+ * No single state shows a claim that did not happen: what arrives while
+ * free_rh is busy stays on reuse_ready, legitimately, until the next
+ * arrival.  A history does.  After every step each object on reuse_ready
+ * learns since when it has been there without a break (an object cannot
+ * leave reuse_ready and come back within one step: that takes a refill,
+ * a grace period and a callback, each a command of its own).  With every
+ * CPU idle, an object there since before the last such check, at which
+ * free_rh was idle, beside one that arrived after it, is an arrival that
+ * claimed nothing: any claim would have taken the first.
+ */
+static struct {
+	unsigned long at;	/* the step of the last check with every CPU idle */
+	bool idle;		/* free_rh was idle then, and no drain had begun */
+} release_seen[XMAX_POOLS][NR_XCPUS][NUM_CACHES];
+
+void xlists_release_check(struct bpf_mem_alloc *ma, int pool, unsigned long step, bool judge)
+{
+	int cpu, i;
+
+	for (cpu = 0; cpu < uspace_nr_cpus; cpu++)
+		for (i = 0; i < ncaches(ma); i++) {
+			struct bpf_mem_cache *c = cache_of(ma, cpu, i);
+			typeof(&release_seen[0][0][0]) seen = &release_seen[pool][cpu][i];
+			struct xblock *kept = NULL, *arrived = NULL;
+			struct llist_node *n;
+			int guard = 0;
+
+			for (n = c->reuse_ready.first; n && guard <= nr_objs; n = n->next, guard++) {
+				struct xblock *b = xobj_at(n);
+
+				if (!b)
+					break;	/* one-place says so */
+				if (b->seen_on != &c->reuse_ready || b->seen_at + 1 != step)
+					b->since = step;
+				b->seen_on = &c->reuse_ready;
+				b->seen_at = step;
+				if (b->since <= seen->at)
+					kept = b;
+				else
+					arrived = b;
+			}
+			if (!judge)
+				continue;
+			if (seen->idle && kept && arrived && !c->direct_free)
+				xfail("release", "CPU %d cache %d: object #%lu arrived on reuse_ready while free_rh was idle, and claimed nothing: object #%lu is still there",
+				      cpu, i, arrived->serial, kept->serial);
+			seen->at = step;
+			seen->idle = !atomic_read(&c->free_rcu_in_progress) && !c->direct_free;
+		}
+}
+#else
+void xlists_release_check(struct bpf_mem_alloc *ma, int pool, unsigned long step, bool judge)
+{
+}
+#endif

@@ -492,6 +492,8 @@ static void *xalloc(size_t size, gfp_t flags, int kind)
 	b->kind = kind;
 	b->serial = ++xserials;
 	b->place = NULL;
+	b->seen_on = NULL;
+	b->seen_at = b->since = 0;
 	b->gfp = flags;
 	if (flags & __GFP_ZERO)
 		memset(b->data, 0, size);
