@@ -186,7 +186,7 @@ KBUILD_CC := ccache gcc
 KMAKE = $(MAKE) -C $(SRC) ARCH=um O=$(KIT)/$(OBJ_DIR) CC="$(KBUILD_CC)" -j$(JOBS)
 
 .PHONY: help bases variants deps kernel rootfs run shell test test-host test-guest \
-	test-matrix stress loop-time clean distclean tree-clean tree-prune FORCE
+	test-matrix stress loop-time clean distclean tree-clean FORCE
 .DEFAULT_GOAL := help
 
 # --- dependencies -----------------------------------------------------------
@@ -214,6 +214,16 @@ $(SRC_STAMP): | $(DEPS_STAMP)
 		$(LOCK) kernel/prepare-source $(VARIANT) $(SRC) $(KERNEL_SRC)
 	@mkdir -p $(@D) && rm -f $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-* && touch $@
 
+# A tree for user space only (a mutant's, make mutants-uspace): the files
+# the harness compiles and those the series patches (prepare-source,
+# PARTIAL).  A whole tree of the same series serves as well; a kernel
+# build of the variant prepares the whole tree over it.
+USRC_STAMP := $(STAMPS)/usrc-$(VARIANT)$(BASE_TAG)-$(SRC_KEY)
+$(USRC_STAMP): | $(DEPS_STAMP)
+	$(Q)[ -e $(SRC_STAMP) ] || PARTIAL=yes UML_PATCHES=$(UML_PATCHES) UML_PATCH_DIR=$(UML_PATCH_DIR) \
+		TARBALL=$(BASE_TARBALL) $(LOCK) kernel/prepare-source $(VARIANT) $(SRC) $(KERNEL_SRC)
+	@mkdir -p $(@D) && rm -f $(STAMPS)/usrc-$(VARIANT)$(BASE_TAG)-* && touch $@
+
 $(CONFIG_STAMP): $(SRC_STAMP)
 	$(Q)$(LOCK) uml/configure $(SRC) $(OBJ_DIR) $(FRAGMENTS)
 	@[ -L $(OBJ) ] || rm -rf $(OBJ)
@@ -238,17 +248,7 @@ kernel: $(KERNEL)
 # it and its stamp, so that the next make prepares and builds it again
 # (from ccache).  kernel/mutants/run, once a mutant is judged.
 tree-clean:
-	$(Q)$(LOCK) rm -rf $(SRC) $(OBJ) $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-*
-
-# A tree that only the user-space harness reads (make mutants-uspace):
-# keep its headers, memalloc.c and llist.c (50 MiB), drop the rest (1.5
-# GiB) and the stamp that calls it a whole tree.  The next preparation
-# keeps memalloc.c's time, so the harness's binaries stay built.
-tree-prune:
-	$(Q)$(LOCK) sh -c 'rm -f $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-* && \
-		find $(SRC) -depth ! -type d ! -path "$(SRC)/include/*" ! -path "$(SRC)/kernel/bpf/memalloc.c" \
-			! -path "$(SRC)/lib/llist.c" ! -path "$(SRC)/.kit-patched-files" -delete && \
-		find $(SRC) -depth -type d -empty -delete'
+	$(Q)$(LOCK) rm -rf $(SRC) $(OBJ) $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-* $(STAMPS)/usrc-$(VARIANT)$(BASE_TAG)-*
 
 # --- root image -------------------------------------------------------------
 

@@ -68,8 +68,10 @@ $(foreach v,$(USPACE_VARIANTS),$(foreach k,$(USPACE_TOOLS) bench,$(eval $(call u
 
 .PHONY: uspace-src uspace-trees uspace-bins uspace-test uspace-quick uspace-bench uspace-help
 
-# The patched tree of $(VARIANT) only (no kernel build).
-uspace-src: $(SRC_STAMP)
+# The patched tree of $(VARIANT) only (no kernel build): a mutant's holds
+# what user space compiles and no more (USRC_STAMP); make test builds
+# every other variant's kernel from its tree anyway.
+uspace-src: $(if $(filter mutant-%,$(VARIANT)),$(USRC_STAMP),$(SRC_STAMP))
 
 # Every variant's tree, through its own make (SRC_STAMP is per VARIANT).
 uspace-trees: | $(DEPS_STAMP)
