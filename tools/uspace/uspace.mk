@@ -160,11 +160,13 @@ EXPLORE_DEPS := $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $(EXPLORE_DIR)/h
 	$(EXPLORE_DIR)/explore.h $(wildcard $(US_DIR)/include/*.h $(US_DIR)/include/*/*.h) $(US_DIR)/uspace.mk
 EXPLORE_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -DUSPACE_EXPLORE $(US_WARN) -Wno-unknown-warning-option -Wno-gnu-variable-sized-type-not-at-end
-# The struct llist_head members of the variant's struct bpf_mem_cache, as X(name)
-ex_lists = $$(awk '/^struct bpf_mem_cache \{/,/^\};/' $(1) | sed -n 's/^[[:space:]]*struct llist_head \([a-z_0-9]*\);.*/X(\1)/p' | tr '\n' ' ')
+# The definition of struct bpf_mem_cache in the memalloc.c $(1), for a recipe's shell
+ex_cache = awk '/^struct bpf_mem_cache \{/,/^\};/' $(1)
+# Its struct llist_head members, as X(name)
+ex_lists = $$($(call ex_cache,$(1)) | sed -n 's/^[[:space:]]*struct llist_head \([a-z_0-9]*\);.*/X(\1)/p' | tr '\n' ' ')
 # -DEXPLORE_RELEASE when the cache has reuse_ready and free_rcu_in_progress
 # (6.1's reuse-after-gp): lists.c's invariant release
-ex_release = $$(test "$$(awk '/^struct bpf_mem_cache \{/,/^\};/' $(1) | \
+ex_release = $$(test "$$($(call ex_cache,$(1)) | \
 	grep -cE '(struct llist_head reuse_ready|atomic_t free_rcu_in_progress);')" = 2 && echo -DEXPLORE_RELEASE)
 # What the tree's rcu_trace_implies_rcu_gp() returns (7.2 dropped it: its grace period implies one)
 ex_implies = $$(grep -qs 'rcu_trace_implies_rcu_gp(void) { return false; }' $(1)/include/linux/rcupdate.h && echo 0 || echo 1)

@@ -628,7 +628,10 @@ static void check_one_place(void)
 	}
 }
 
-/* After each command or PCT step: one-place with every CPU idle; release's history always */
+/*
+ * After each command or PCT step: one-place with every CPU idle; release's
+ * history, where the variant has one, after every step.
+ */
 static void after_step(void)
 {
 	bool idle = all_idle();
@@ -637,11 +640,12 @@ static void after_step(void)
 	xstep++;
 	if (idle)
 		check_one_place();
-	else
-		xobjs_collect();
+	if (!xlists_release_tracked || destroyed)
+		return;
+	if (!idle)
+		xobjs_collect();	/* check_one_place() did it */
 	for (i = 0; i < NR_POOLS; i++)
-		if (!destroyed)
-			xlists_release_check(&mas[i], i, xstep, idle);
+		xlists_release_check(&mas[i], i, xstep, idle);
 }
 
 static void print_state(void)

@@ -117,6 +117,7 @@ void xlists_mark(struct bpf_mem_alloc *ma, bool *cycle);
 /* The pools explore.c allocates from, at most */
 #define XMAX_POOLS	4
 /* Invariant release after step @step (lists.c): track reuse_ready, and judge when every CPU is idle */
+extern const bool xlists_release_tracked;
 void xlists_release_check(struct bpf_mem_alloc *ma, int pool, unsigned long step, bool judge);
 /* "name=len ..." of the caches of @ma on @cpu (size 0: summed over the buckets) */
 int xlists_print(struct bpf_mem_alloc *ma, int cpu, char *buf, int len);

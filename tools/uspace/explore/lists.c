@@ -169,6 +169,8 @@ int xlists_print(struct bpf_mem_alloc *ma, int cpu, char *buf, int len)
 }
 
 #ifdef EXPLORE_RELEASE
+const bool xlists_release_tracked = true;
+
 /*
  * Invariant release, for a memalloc.c whose struct bpf_mem_cache has
  * reuse_ready and free_rcu_in_progress (6.1's reuse-after-gp; uspace.mk
@@ -227,6 +229,8 @@ void xlists_release_check(struct bpf_mem_alloc *ma, int pool, unsigned long step
 		}
 }
 #else
+const bool xlists_release_tracked;	/* false */
+
 void xlists_release_check(struct bpf_mem_alloc *ma, int pool, unsigned long step, bool judge)
 {
 }
