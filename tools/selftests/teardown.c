@@ -11,8 +11,11 @@
  * (irq_work_sync()) before it frees the per-cpu caches the work runs
  * on.  uml/patches/6.1/0004 adds uml.irq_work=tick, which keeps raised
  * irq_work for the next timer tick (up to 10 ms at HZ=100); every case
- * here runs with it, switched on through sysfs for the case unless the
- * kernel was booted with it, and skips on a kernel without the knob.
+ * here runs with it where the kernel has the knob, switched on through
+ * sysfs for the case unless the kernel was booted with it.  Only the
+ * refill_pending_* cases need it, and skip on a kernel without it: the
+ * others destroy maps with RCU callbacks in flight, which a raised
+ * irq_work does not take away, and run there with irq_work at once.
  *
  * A round: create a map, insert keys from user space until an insert
  * fails with -ENOMEM (the cache is empty: its refill is raised and
@@ -56,6 +59,7 @@ struct teardown {
 	enum bpf_map_type type;
 	__u32 flags;			/* BPF_F_NO_PREALLOC or 0 */
 	bool delete_all;		/* free every element before the close */
+	bool refill_pending;		/* needs irq_work late (the knob) */
 	__u32 sizes[3];			/* value sizes, 0 ends the list */
 };
 
@@ -160,38 +164,51 @@ out:
 	return ret;
 }
 
+/* How a case's irq_work runs. */
+enum irq_work_mode {
+	IRQ_WORK_UNAVAILABLE = -1,	/* no knob, and the case needs it */
+	IRQ_WORK_AT_ONCE,		/* no knob: raised work runs at once */
+	IRQ_WORK_LATE_BOOT,		/* booted with uml.irq_work=tick */
+	IRQ_WORK_LATE_SWITCHED,		/* switched to tick for this case */
+};
+
 /*
- * uml.irq_work=tick for the case: 1 when this call switched it on (the
- * case must switch it back), 0 when the kernel was booted with it, -1
- * (the reason set) when the kernel has no such knob.
+ * uml.irq_work=tick for the case, where the kernel has the knob.
+ * Without it a case that @needs_late skips (the reason set); the others
+ * run with irq_work at once.
  */
-static int irq_work_late_begin(void)
+static enum irq_work_mode irq_work_late_begin(bool needs_late)
 {
 	char mode[16] = "";
 	FILE *f = fopen(IRQ_WORK_KNOB, "r");
 
 	if (!f) {
+		if (!needs_late) {
+			ktap_diag("no %s: irq_work runs when this kernel runs it; maps go with callbacks in flight",
+				  IRQ_WORK_KNOB);
+			return IRQ_WORK_AT_ONCE;
+		}
 		ktap_skip_reason("no %s: irq_work cannot be made late on this kernel (the knob is uml/patches/6.1/0004's)",
 				 IRQ_WORK_KNOB);
-		return -1;
+		return IRQ_WORK_UNAVAILABLE;
 	}
 	if (!fgets(mode, sizeof(mode), f))
 		mode[0] = '\0';
 	fclose(f);
 	if (!strncmp(mode, "tick", 4)) {
 		ktap_diag("irq_work waits for the tick for the whole boot (uml.irq_work=tick)");
-		return 0;
+		return IRQ_WORK_LATE_BOOT;
 	}
 	if (sysfs_write(IRQ_WORK_KNOB, "tick")) {
 		ktap_skip_reason("cannot write tick to %s", IRQ_WORK_KNOB);
-		return -1;
+		return IRQ_WORK_UNAVAILABLE;
 	}
-	return 1;
+	return IRQ_WORK_LATE_SWITCHED;
 }
 
-static void irq_work_late_end(int switched)
+static void irq_work_late_end(enum irq_work_mode mode)
 {
-	if (switched > 0 && sysfs_write(IRQ_WORK_KNOB, "raise"))
+	if (mode == IRQ_WORK_LATE_SWITCHED && sysfs_write(IRQ_WORK_KNOB, "raise"))
 		ktap_diag("cannot switch %s back to raise", IRQ_WORK_KNOB);
 }
 
@@ -225,17 +242,17 @@ static enum ktap_result rounds(const struct teardown *t, struct tally *tally)
 	return KTAP_PASS;
 }
 
-static enum ktap_result teardown_late(const struct teardown *t)
+static enum ktap_result teardown_case(const struct teardown *t)
 {
 	struct tally tally = { 0 };
+	enum irq_work_mode mode;
 	enum ktap_result r;
-	int switched;
 
-	switched = irq_work_late_begin();
-	if (switched < 0)
+	mode = irq_work_late_begin(t->refill_pending);
+	if (mode == IRQ_WORK_UNAVAILABLE)
 		return KTAP_SKIP;
 	r = rounds(t, &tally);
-	irq_work_late_end(switched);
+	irq_work_late_end(mode);
 	if (r != KTAP_PASS)
 		return r;
 	/*
@@ -244,7 +261,7 @@ static enum ktap_result teardown_late(const struct teardown *t)
 	 * failure is the sign the refill was pending when the map went.
 	 * A case that never saw one tested nothing.
 	 */
-	if (t->flags & BPF_F_NO_PREALLOC)
+	if ((t->flags & BPF_F_NO_PREALLOC) && mode != IRQ_WORK_AT_ONCE)
 		KTAP_EXPECT(tally.late > 0,
 			    "no insert found its cache empty in %u maps: the refill never was pending at a destroy",
 			    tally.maps);
@@ -256,7 +273,7 @@ static enum ktap_result name(void)					\
 {									\
 	static const struct teardown t = { __VA_ARGS__ };		\
 									\
-	return teardown_late(&t);					\
+	return teardown_case(&t);					\
 }
 
 /*
@@ -264,12 +281,14 @@ static enum ktap_result name(void)					\
  * around the size of a struct bpf_mem_cache, the per-cpu object a
  * destroyed cache leaves free for the next per-cpu allocation.
  */
-CASE(refill_pending_hash, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, false, { 8, 256, 4000 })
-CASE(refill_pending_percpu_hash, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, false, { 8, 64, 256 })
-CASE(callbacks_pending_hash, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, true, { 8, 256, 4000 })
-CASE(callbacks_pending_percpu_hash, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, true, { 8, 64, 256 })
-CASE(prealloc_hash, BPF_MAP_TYPE_HASH, 0, true, { 8, 256, 4000 })
-CASE(prealloc_percpu_hash, BPF_MAP_TYPE_PERCPU_HASH, 0, true, { 8, 64, 256 })
+CASE(refill_pending_hash, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, false, true, { 8, 256, 4000 })
+CASE(refill_pending_percpu_hash, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, false, true,
+     { 8, 64, 256 })
+CASE(callbacks_pending_hash, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, true, false, { 8, 256, 4000 })
+CASE(callbacks_pending_percpu_hash, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, true, false,
+     { 8, 64, 256 })
+CASE(prealloc_hash, BPF_MAP_TYPE_HASH, 0, true, false, { 8, 256, 4000 })
+CASE(prealloc_percpu_hash, BPF_MAP_TYPE_PERCPU_HASH, 0, true, false, { 8, 64, 256 })
 
 static const struct ktap_case cases[] = {
 	{ "refill_pending_hash", refill_pending_hash },
