@@ -302,6 +302,43 @@ test_real_verifier_run_log_is_judged_and_parsed() {
 	expect_kunit_parses upstream-verifier
 }
 
+# The tree's own skips are pinned per base and case (tools/report/
+# expectations): a case that skips itself elsewhere fails the run.  The
+# captured 6.1 run with one passing case (it uses a hash map) made a
+# skip, as test_verifier reports a test on a kernel that cannot create
+# a hash map at all ("SKIP (unsupported map type 1)"); and the same run
+# judged as 7.2's, whose tree skips none of 6.1's helper_access cases
+# (they moved to progs/) but the same TRACEPOINT calls_* ones.
+test_upstream_skip_not_pinned_for_its_case_and_base_fails() {
+	# 6.1's list is the captured run's self-skips, no more and no fewer.
+	awk '/^#/ { next }
+		/^case / { c[++n] = $2 }
+		/^base / { for (i = 2; i <= NF; i++) if ($i == "6.1") b = 1 }
+		/^skip +\^skipped by the upstream test\$$/ { s = 1 }
+		/^[[:space:]]*$/ { if (b && s) for (i = 1; i <= n; i++) print c[i]; n = b = s = 0 }
+		END { if (b && s) for (i = 1; i <= n; i++) print c[i] }' \
+		"$KIT/tools/report/expectations" | sort >pinned
+	tr -d '\r' <"$TESTS/fixtures/upstream-verifier.log" |
+		sed -n 's/^    ok [0-9]* \(.*\) # SKIP skipped by the upstream test$/test_verifier.\1/p' | sort >skipped
+	[ "$(wc -l <skipped)" = 168 ] || fail "not 168 self-skips in the captured 6.1 run: $(wc -l <skipped)"
+	cmp -s pinned skipped || fail "6.1's pinned skips are not the captured run's: $(diff pinned skipped | head -n 4 | tr '\n' ' ')"
+	r=$(fixture_run upstream-verifier reuse-after-gp 1 producer=upstream tests=test_verifier,test_lru_map)
+	sed -i 's|^\(    ok [0-9]* invalid_and_of_negative_number/p\)\(\r*\)$|\1 # SKIP skipped by the upstream test\2|' \
+		"$r/console.log"
+	grep -q 'invalid_and_of_negative_number/p # SKIP' "$r/console.log" || fail "no case to turn into a skip"
+	rc=0
+	"$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
+	[ $rc -eq 1 ] || fail "a test_verifier case skipping itself where its tree does not passed"
+	expect_match out '^FAIL  test_verifier\.invalid_and_of_negative_number/p: skipped \(skipped by the upstream test\), but no skip of it is declared for producer upstream, variant reuse-after-gp, base 6\.1'
+	[ "$(grep -c '^FAIL ' out)" = 1 ] || fail "more failed than the one case: $(grep '^FAIL ' out | head -n 3)"
+	r=$(fixture_run upstream-verifier reuse-after-gp 1 producer=upstream tests=test_verifier,test_lru_map base=7.2)
+	rc=0
+	"$KIT/tools/report/verdict" "$r" >out 2>&1 || rc=$?
+	[ $rc -eq 1 ] || fail "6.1's own skips passed as 7.2's"
+	expect_match out '^FAIL  test_verifier\.helper_access_to_map_full_range/p: skipped \(skipped by the upstream test\), but no skip of it is declared for producer upstream, variant reuse-after-gp, base 7\.2'
+	expect_match out '^SKIP  test_verifier\.calls_basic_sanity/p # skipped by the upstream test$'
+}
+
 # --- the host's map count for big guests --------------------------------------
 
 test_max_map_count_reads_sizes_and_leaves_enough_alone() {

@@ -507,6 +507,28 @@ test_undeclared_skip_fails() {
 	expect_match out '^SKIP  reuse.no_immediate_reuse_fallback # no /sys/kernel/debug/fail_bpf_reuse_batch'
 }
 
+test_skip_stanza_names_several_cases() {
+	# A 'skip' stanza may list its cases, a 'case' line each (the tree's
+	# own skips of tools/upstream); a case it does not list may not skip.
+	printf '%s\n' 'KTAP version 1' '1..1' '    KTAP version 1' '    # Subtest: s' '    1..3' \
+		'    ok 1 a # SKIP no such type' '    ok 2 b # SKIP no such type' \
+		'    ok 3 c # SKIP no such type' 'ok 1 s' >skips.ktap
+	printf 'case s.a\ncase s.b\nproducer kit\nvariant *\nskip ^no such type$\nwhy listed\n' >expected
+	rc=0
+	"$JUDGE" --producer kit --expect expected skips.ktap >out 2>&1 || rc=$?
+	[ $rc -eq 1 ] || fail "judge exited $rc, not 1"
+	expect_match out '^SKIP  s\.a # no such type$'
+	expect_match out '^SKIP  s\.b # no such type$'
+	expect_match out '^FAIL  s\.c: skipped \(no such type\), but no skip of it is declared'
+	# An expected failure is a stanza of its own, so that each one that
+	# did not run is named.
+	printf 'case s.a\ncase s.b\nproducer kit\nvariant *\nshows .\nwhy two\n' >expected
+	rc=0
+	"$JUDGE" --producer kit --expect expected skips.ktap >out 2>&1 || rc=$?
+	[ $rc -eq 2 ] || fail "several cases in a failure stanza were accepted (exit $rc)"
+	expect_match out "s\.b: several 'case' lines are for a 'skip' stanza"
+}
+
 test_every_kit_skip_is_declared() {
 	# Each skip "REASON" of tests/, its $variables made words, must be
 	# allowed for producer "kit": an undeclared one would fail make test.

@@ -11,7 +11,13 @@
 struct expectation {
 	char *file;
 	int line;
-	char *cases;			/* glob of suite.case */
+	/*
+	 * Globs of suite.case: one, or several in a 'skip' stanza (a list of
+	 * the cases a tree skips for one reason).  A failure stanza has one,
+	 * so that each expected failure is looked for on its own.
+	 */
+	char **cases;
+	int nr_cases;
 	char *producer, *variants, *bases, *uml;
 	char *shows[4];
 	int nr_shows;
