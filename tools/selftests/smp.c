@@ -29,6 +29,7 @@
 #include "htab_util.h"
 #include "ktap.h"
 #include "memcg.h"
+#include "rcu_wait.h"
 #include "reuse_checks.h"
 #include "../progs/smp.h"
 #include "smp.skel.h"
@@ -389,9 +390,10 @@ static enum ktap_result reader_holds_across_delete(void)
  * below the low watermark up by a batch, a free past the high watermark
  * raises the irq_work that trims it) and the frees still waiting for
  * their grace period.  How many frees one grace period spans is the
- * host's business, so the consumer waits for a grace period (an
- * ARRAY_OF_MAPS update is a synchronize_rcu()) and sleeps
- * DIFF_SLEEP_US after every DIFF_WINDOW deletes: then at most two
+ * host's business, so after every DIFF_WINDOW deletes the consumer
+ * waits until the RCU callbacks queued so far have run (an
+ * rcu_barrier(), tools/lib/rcu_wait.c; a grace period alone would leave
+ * them to a tick that a loaded host delays): then at most two
  * windows of frees wait (the window's own, and the previous window's
  * that stayed on free_by_rcu while the batch before them was in
  * flight).  With U an object's cost (reuse_checks.c: the kmalloc
@@ -403,7 +405,6 @@ static enum ktap_result reader_holds_across_delete(void)
 #define DIFF_WINDOW		1024
 #define DIFF_WINDOWS		24
 #define DIFF_OPS		(DIFF_WINDOW * DIFF_WINDOWS)
-#define DIFF_SLEEP_US		2000
 #define DIFF_ELEM		(48 + 8 + 8)	/* struct htab_elem, u32 key rounded, u64 value */
 /* 7.2's init_refill_work() for units up to 256 bytes */
 #define MA_LOW			32
@@ -442,12 +443,11 @@ static int diff_producer(void *arg, int side)
 
 static enum ktap_result alloc_free_on_diff_cpu(void)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts);
 	LIBBPF_OPTS(bpf_map_create_opts, hash_opts, .map_flags = BPF_F_NO_PREALLOC);
 	long slab = bpf_ma_unit(DIFF_ELEM + 8), unit = slab_obj_size(slab) + MEMCG_OBJ_PTR;
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
 	long long bound, start, cur, peak = 0, live, max_seen;
-	int inner_fd, outer_fd, fd, w, peak_at = 0;
+	int fd, w, peak_at = 0, gp_err;
 	unsigned long long absent = 0;
 	struct diff_ctx c = { 0 };
 	double t0, secs;
@@ -465,11 +465,6 @@ static enum ktap_result alloc_free_on_diff_cpu(void)
 		  MEMCG_CHARGE_PAGES, MiB(bound));
 	c.s = shared_new();
 	KTAP_EXPECT(c.s, "mmap: %s", strerror(errno));
-	inner_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "kit_gp_inner", 4, 4, 1, NULL);
-	KTAP_EXPECT(inner_fd >= 0, "creating an array map: %s", strerror(errno));
-	opts.inner_map_fd = inner_fd;
-	outer_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "kit_gp_outer", 4, 4, 1, &opts);
-	KTAP_EXPECT(outer_fd >= 0, "creating an array of maps: %s", strerror(errno));
 	KTAP_EXPECT(!memcg_enter("kit-smp-diff-cpu"), "cannot set up a memory cgroup");
 	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "kit_diff_cpu", 4, 8, DIFF_KEYS, &hash_opts);
 	KTAP_EXPECT(fd >= 0, "creating the hash map: %s", strerror(errno));
@@ -493,11 +488,11 @@ static enum ktap_result alloc_free_on_diff_cpu(void)
 			}
 			absent++;
 		}
-		if (bpf_map_update_elem(outer_fd, &(__u32){ 0 }, &inner_fd, BPF_ANY)) {
-			side_fail(c.s, 1, "synchronize_rcu through an array of maps: %s", strerror(errno));
+		gp_err = rcu_wait_callbacks();
+		if (gp_err) {
+			side_fail(c.s, 1, "rcu_barrier (a dummy netdev's deletion): %s", strerror(-gp_err));
 			break;
 		}
-		usleep(DIFF_SLEEP_US);
 		cur = memcg_current() - start;
 		if (cur > peak) {
 			peak = cur;
@@ -510,8 +505,6 @@ static enum ktap_result alloc_free_on_diff_cpu(void)
 	live = memcg_current() - start;
 	max_seen = memcg_peak() - start;
 	close(fd);
-	close(outer_fd);
-	close(inner_fd);
 	memcg_leave("kit-smp-diff-cpu");
 	KTAP_EXPECT(ok && !err, "%s", err ?: "the producer process failed");
 	ktap_diag("%d elements added on CPU %d and deleted on CPU %d in %.2f s (%.0f pairs/s; the producer found the map full %llu times, the consumer a key not yet added %llu times)",
