@@ -4,9 +4,11 @@
 # variant of that base, VARIANT=mutant-<name> (BASE=<base>), that includes
 # one of the base's variants and breaks it in one way that matters.  Its
 # header names the cases meant to catch it ("# catches: guest:SUITE.CASE
-# uspace:CASE explore:INVARIANT", and "# flavor: FLAVOR" when only that flavor's checks can
-# see it); kernel/mutants/run runs those and says whether that very
-# case failed:
+# uspace:CASE explore:INVARIANT"), what each producer's catch must show
+# ("# evidence: PRODUCER: /REGEX/", or "guest: panic" or "guest: hang"
+# where that is the evidence), and "# flavor: FLAVOR" when only that
+# flavor's checks can see it; kernel/mutants/run runs those and says
+# whether that very case failed with that evidence:
 #
 #   make mutants                    every mutant of every base: guest and user space; a table
 #   make mutants MUTANTS=reuse-no-gp  (or 6.1/reuse-no-gp)
@@ -42,7 +44,9 @@ mutants-uspace: deps
 
 mutant-variants:
 	@kernel/mutants/run --list $(addprefix $(BASE)/,$(MUTANT_NAMES)) | \
-	while IFS='|' read -r m d c f b; do \
+	while IFS='|' read -r m d c f b e; do \
 		printf '  %-32s %s\n  %-32s catches: %s%s\n' "mutant-$${m#*/}" "$${d:-(no description: start kernel/mutants/$$m/series with a # line)}" \
 			"" "$${c:-(none: add a # catches: line)}" "$${f:+ (in the $$f flavor)}"; \
+		printf '%s\n' "$${e:-(none: add # evidence: lines)}" | tr '\t' '\n' | \
+			while IFS= read -r l; do printf '  %-32s evidence: %s\n' "" "$$l"; done; \
 	done
