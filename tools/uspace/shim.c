@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "uspace_test.h"
+#include "uspace_races.h"
 
 int uspace_nr_cpus = 1;
 __thread int uspace_cpu = -1;
@@ -26,6 +27,32 @@ void uspace_bug(const char *file, int line, const char *cond)
 {
 	fprintf(stderr, "BUG: CPU: %d at %s:%d: %s\n", uspace_cpu, file, line, cond);
 	abort();
+}
+
+/*
+ * USPACE_TSAN_ASSUME_FIXED: the functions, separated by spaces, whose
+ * expected TSan report this run is not about (uspace_races.h).  Read
+ * once, before main() starts any thread.
+ */
+static const char *assume_fixed = "";
+
+static void __attribute__((constructor)) read_assume_fixed(void)
+{
+	const char *s = getenv("USPACE_TSAN_ASSUME_FIXED");
+
+	if (s)
+		assume_fixed = s;
+}
+
+bool uspace_assume_fixed(const char *func)
+{
+	size_t n = strlen(func);
+	const char *p;
+
+	for (p = assume_fixed; (p = strstr(p, func)); p += n)
+		if ((p == assume_fixed || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+			return true;
+	return false;
 }
 
 /* --- CPUs ---------------------------------------------------------------- */

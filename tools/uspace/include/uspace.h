@@ -156,7 +156,9 @@ typedef struct { long counter; } atomic_long_t;
  * do not have).
  */
 #define atomic_read(v)		({ USPACE_ACC(ATOMIC, &(v)->counter, LOAD_ACQUIRE); __atomic_load_n(&(v)->counter, __ATOMIC_ACQUIRE); })
-#define atomic_set(v, i)	({ USPACE_ACC(ATOMIC, &(v)->counter, STORE); __atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED); })
+/* uspace_atomic_set(): what atomic_set() is, unless uspace_races.h says otherwise */
+#define uspace_atomic_set(v, i)	({ USPACE_ACC(ATOMIC, &(v)->counter, STORE); __atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED); })
+#define atomic_set(v, i)	uspace_atomic_set(v, i)
 #define atomic_set_release(v, i) ({ USPACE_ACC(ATOMIC, &(v)->counter, STORE_RELEASE); __atomic_store_n(&(v)->counter, (i), __ATOMIC_RELEASE); })
 #define atomic_inc(v)		({ USPACE_ACC(ATOMIC, &(v)->counter, RMW); (void)__atomic_fetch_add(&(v)->counter, 1, __ATOMIC_RELAXED); })
 #define atomic_dec(v)		({ USPACE_ACC(ATOMIC, &(v)->counter, RMW); (void)__atomic_fetch_sub(&(v)->counter, 1, __ATOMIC_RELEASE); })
