@@ -18,8 +18,16 @@
  * RTM_DELLINK request.  So the wait creates a dummy device (CONFIG_DUMMY,
  * uml/configs/base.config) and deletes it, over rtnetlink, without a
  * library: the two requests are all the kit needs of netlink.
+ *
+ * The device's memory must not be charged to the memory cgroup whose
+ * growth the caller bounds (a device is a few KiB, freed in part by RCU
+ * callbacks of its own, later), so the requests are made by a helper
+ * process that moves itself to the root cgroup, started on the first
+ * wait and ended when the caller exits (its pipe closes).
  */
+#define _GNU_SOURCE	/* pipe2() */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,9 +36,9 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 
 #include "rcu_wait.h"
+#include "sysfs.h"
 
 struct link_request {
 	struct nlmsghdr nh;
@@ -83,7 +91,8 @@ static void link_request_init(struct link_request *req, unsigned short type,
 	add_attr(req, IFLA_IFNAME, name, strlen(name) + 1);
 }
 
-int rcu_wait_callbacks(void)
+/* Create and delete a dummy device; 0, or -errno. */
+static int dummy_device_round(void)
 {
 	static const char kind[] = "dummy";
 	struct link_request req;
@@ -91,8 +100,8 @@ int rcu_wait_callbacks(void)
 	char name[IFNAMSIZ];
 	int fd, err;
 
-	/* One name per thread: threads of one check may wait at once. */
-	snprintf(name, sizeof(name), "kitrcu%ld", (long)syscall(SYS_gettid) % 10000000);
+	/* One helper a process: its pid names the device. */
+	snprintf(name, sizeof(name), "kitrcu%d", (int)getpid() % 10000000);
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (fd < 0)
 		return -errno;
@@ -113,6 +122,71 @@ int rcu_wait_callbacks(void)
 	err = transact(fd, &req);
 out:
 	close(fd);
+	return err;
+}
+
+/* The helper's ends of its pipes, in the caller: request, answer. */
+static int request_fd = -1, answer_fd = -1;
+
+static void helper(int requests, int answers)
+{
+	char c;
+	int err;
+
+	/* Out of the caller's memory cgroup, into the root. */
+	if (sysfs_write("/sys/fs/cgroup/cgroup.procs", "0"))
+		_exit(1);
+	while (read(requests, &c, 1) == 1) {
+		err = dummy_device_round();
+		if (write(answers, &err, sizeof(err)) != sizeof(err))
+			break;
+	}
+	_exit(0);
+}
+
+static int start_helper(void)
+{
+	int req[2], ans[2];
+	pid_t pid;
+
+	if (pipe2(req, O_CLOEXEC))
+		return -errno;
+	if (pipe2(ans, O_CLOEXEC)) {
+		close(req[0]);
+		close(req[1]);
+		return -errno;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(req[1]);
+		close(ans[0]);
+		helper(req[0], ans[1]);
+	}
+	close(req[0]);
+	close(ans[1]);
+	if (pid < 0) {
+		close(req[1]);
+		close(ans[0]);
+		return -errno;
+	}
+	request_fd = req[1];
+	answer_fd = ans[0];
+	return 0;
+}
+
+int rcu_wait_callbacks(void)
+{
+	int err;
+
+	if (request_fd < 0) {
+		err = start_helper();
+		if (err)
+			goto out;
+	}
+	if (write(request_fd, "w", 1) != 1 ||
+	    read(answer_fd, &err, sizeof(err)) != sizeof(err))
+		err = -EPIPE;	/* the helper is gone: it could not leave the cgroup */
+out:
 	if (err)
 		errno = -err;
 	return err;

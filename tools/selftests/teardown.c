@@ -283,10 +283,10 @@ static enum ktap_result name(void)					\
  */
 CASE(refill_pending_hash, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, false, true, { 8, 256, 4000 })
 CASE(refill_pending_percpu_hash, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, false, true,
-     { 8, 64, 256 })
+	{ 8, 64, 256 })
 CASE(callbacks_pending_hash, BPF_MAP_TYPE_HASH, BPF_F_NO_PREALLOC, true, false, { 8, 256, 4000 })
 CASE(callbacks_pending_percpu_hash, BPF_MAP_TYPE_PERCPU_HASH, BPF_F_NO_PREALLOC, true, false,
-     { 8, 64, 256 })
+	{ 8, 64, 256 })
 CASE(prealloc_hash, BPF_MAP_TYPE_HASH, 0, true, false, { 8, 256, 4000 })
 CASE(prealloc_percpu_hash, BPF_MAP_TYPE_PERCPU_HASH, 0, true, false, { 8, 64, 256 })
 
