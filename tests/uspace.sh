@@ -360,3 +360,93 @@ test_explore_rcu_reuse_on_6_12() {
 	[ $rc -ne 0 ] || { cat inj; fail "plain frees for rcu ones went unseen"; }
 	expect_match inj '^explore: FAIL \(rcu-reuse\) at command [0-9]+: CPU 0 got object #[0-9]+ from fixed, freed by bpf_mem_cache_free_rcu\(\)'
 }
+
+# make test's explorer step takes a new seed each run (uspace.mk,
+# EXPLORE_SEED): the seed it prints must give the same executions again,
+# libFuzzer's status lines the same but for their rates.  They are only
+# where the address space is not randomised (explore/run: setarch -R).
+test_explore_same_seed_same_executions() {
+	setarch -R true 2>/dev/null ||
+		skip "setarch -R refused here: libFuzzer's mutations follow the addresses of a randomised address space"
+	explore_bin vanilla
+	for i in 1 2; do
+		EXPLORE_XFAIL='reuse hb' "$KIT/tools/uspace/explore/run" --bin "$SCRATCH/us/vanilla/explore/explore" \
+			--variant vanilla --base 6.1 --corpus "$KIT/tools/uspace/corpus" \
+			test --runs 300 --pct-runs 2 --seed 4242 >"test.$i" 2>&1 ||
+			{ cat "test.$i"; fail "vanilla failed the explorer's test"; }
+		grep '^#[0-9]' "$SCRATCH/us/vanilla/explore/test-fuzz.log" | grep -v ' pulse ' |
+			sed 's/exec\/s: [0-9]* rss: [0-9]*Mb//' >"fuzz.$i"
+	done
+	expect_match test.1 '^explore: seed 4242: libFuzzer -seed=4242, PCT seeds 4242 to 4243$'
+	expect_match test.1 '^explore: libFuzzer: 300 executions, cov: [0-9]+ ft: [0-9]+ corp: [0-9]+ inputs$'
+	expect_match test.1 '^ok explore vanilla: corpus, 300 executions and 2 PCT schedules of each input \(seed 4242\)'
+	cmp -s test.1 test.2 || { diff test.1 test.2; fail "two runs of seed 4242 say different things"; }
+	cmp -s fuzz.1 fuzz.2 || { diff fuzz.1 fuzz.2 | head; fail "two runs of seed 4242 executed different inputs"; }
+	rc=0
+	EXPLORE_XFAIL='reuse hb' "$KIT/tools/uspace/explore/run" --bin "$SCRATCH/us/vanilla/explore/explore" \
+		--variant vanilla --corpus "$KIT/tools/uspace/corpus" test --runs 10 --seed 0 >zero 2>&1 || rc=$?
+	[ $rc -eq 2 ] || { cat zero; fail "seed 0 (libFuzzer's own pick) was taken (exit status $rc)"; }
+	expect_match zero 'test --seed 0: a seed is a number from 1 to 2147483647$'
+}
+
+# A failure of the explorer's test names the input that failed, with the
+# make command that replays it, and the command that runs the same
+# executions again.  never-release breaks release on the seed second-batch.
+test_explore_failure_prints_its_replay() {
+	explore_bin mutant-never-release
+	bin=$SCRATCH/us/mutant-never-release/explore/explore
+	rc=0
+	EXPLORE_XFAIL=none "$KIT/tools/uspace/explore/run" --bin "$bin" --variant mutant-never-release --base 6.1 \
+		--corpus "$KIT/tools/uspace/corpus" test --runs 10 --pct-runs 0 --seed 7 >out 2>&1 || rc=$?
+	[ $rc -eq 1 ] || { cat out; fail "never-release passed the explorer's test (exit status $rc)"; }
+	expect_match out '^explore: FAIL \(release\) at command 37: '
+	expect_match out "^explore: replay: make BASE=6\\.1 EXPLORE_XFAIL='none' VARIANT=mutant-never-release uspace-replay FILE=.*/test-crash-[0-9a-f]+\$"
+	expect_match out "^explore: again: make BASE=6\\.1 EXPLORE_XFAIL='none' USPACE_VARIANTS=mutant-never-release EXPLORE_SEED=7 EXPLORE_TEST_RUNS=10 EXPLORE_TEST_PCT_RUNS=0 uspace-explore-test\$"
+	f=$(sed -n 's/^explore: replay: .* FILE=//p' out)
+	rc=0
+	"$bin" "$f" >replay 2>&1 || rc=$?
+	[ $rc -ne 0 ] || { cat replay; fail "the input it names did not fail again"; }
+	expect_match replay '^explore: FAIL \(release\) at command 37: '
+}
+
+# 7.2's destructors (byte 0 & 16, invariant dtor): vanilla@7.2 passes the
+# seed dtor-late-callback, and the same memalloc.c edited to free the
+# destructor's context at destroy, before the callbacks still queued, makes
+# that seed's late __free_by_rcu() call the destructor on freed memory.
+test_explore_dtor_context_outlives_callbacks_on_7_2() {
+	tree=$(fact vanilla@7.2 src)
+	src=${EXPLORE_SRC:-$KIT/$(dirname "$tree")}/$(basename "$tree")
+	[ -f "$src/kernel/bpf/memalloc.c" ] || {
+		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src (make BASE=7.2 VARIANT=vanilla uspace-src)"
+		skip "no vanilla@7.2 tree (make BASE=7.2 VARIANT=vanilla uspace-src)"
+	}
+	mkdir -p edit/vanilla@7.2/kernel/bpf
+	ln -s "$src/include" edit/vanilla@7.2/include
+	ln -s "$src/lib" edit/vanilla@7.2/lib
+	awk '/^static void destroy_mem_alloc\(/ { d = 1 }
+		d && /^\tif \(!rcu_in_progress\) \{$/ {
+			print "\tif (ma->dtor_ctx_free)"
+			print "\t\tma->dtor_ctx_free(ma->dtor_ctx);"
+			print "\tma->dtor_ctx_free = NULL;"
+			d = 0
+		}
+		{ print }' "$src/kernel/bpf/memalloc.c" >edit/vanilla@7.2/kernel/bpf/memalloc.c
+	[ "$(grep -c 'ma->dtor_ctx_free = NULL;' edit/vanilla@7.2/kernel/bpf/memalloc.c)" = 1 ] ||
+		fail "7.2's destroy_mem_alloc() is not what the edit expects"
+	for s in "$(dirname "$src")" "$SCRATCH/edit"; do
+		u=$SCRATCH/us-$(basename "$s")
+		make -s --no-print-directory -C "$KIT" BASE=7.2 US="$u" EXPLORE_SRC="$s" "$u/vanilla/explore/explore" \
+			>build.log 2>&1 || { cat build.log; fail "could not build the explorer of vanilla@7.2 from $s"; }
+	done
+	rc=0
+	EXPLORE_XFAIL=reuse "$SCRATCH/us-$(basename "$(dirname "$src")")/vanilla/explore/explore" \
+		"$KIT/tools/uspace/corpus/dtor-late-callback" >plain 2>&1 || rc=$?
+	[ $rc -eq 0 ] || { cat plain; fail "vanilla@7.2 broke dtor-late-callback (exit status $rc)"; }
+	rc=0
+	EXPLORE_XFAIL=reuse "$SCRATCH/us-edit/vanilla/explore/explore" "$KIT/tools/uspace/corpus/dtor-late-callback" \
+		>edited 2>&1 || rc=$?
+	[ $rc -ne 0 ] || { cat edited; fail "a destructor context freed before the callbacks went unseen"; }
+	expect_match edited 'ERROR: AddressSanitizer: heap-use-after-free'
+	expect_match edited '^    #0 0x[0-9a-f]+ in dtor .*/explore\.c:'
+	expect_match edited '^    #[0-9]+ 0x[0-9a-f]+ in __free_by_rcu '
+}

@@ -100,7 +100,7 @@ uspace-help:
 	@echo '  uspace-test  each variant'"'"'s memalloc.c in user space (tools/uspace): N threads, ASan+UBSan, TSan, Valgrind'
 	@echo '  uspace-quick the same, smaller (part of make test: uspace-test-quick); uspace-bench: diff-CPU peak memory'
 	@echo '  uspace-fuzz  explore interleavings of VARIANT'"'"'s memalloc.c on simulated CPUs (FUZZ_RUNS= executions, libFuzzer)'
-	@echo '  uspace-replay replay one explorer input with a trace (FILE=); uspace-explore-test: corpus + EXPLORE_TEST_RUNS'
+	@echo '  uspace-replay replay one explorer input with a trace (FILE=); uspace-explore-test: corpus + EXPLORE_TEST_RUNS of a new seed (EXPLORE_SEED=n repeats one)'
 
 # make test's share (tests/run-all): the quick size on the variants make
 # test builds anyway, whose trees are unpacked; make uspace-test runs every
@@ -128,7 +128,7 @@ uspace-test-quick:
 #   make uspace-pct VARIANT=v [FILE=input] [PCT_DEPTH=3 PCT_RUNS=100 PCT_SEED=1]
 #                                                       PCT schedules of each input (default: the corpus)
 #   make uspace-replay VARIANT=v FILE=input PCT='depth=D seed=S steps=K'   one PCT schedule
-#   make uspace-explore-test                            corpus + EXPLORE_TEST_RUNS + EXPLORE_TEST_PCT_RUNS per variant
+#   make uspace-explore-test [EXPLORE_SEED=n]           corpus + EXPLORE_TEST_RUNS + EXPLORE_TEST_PCT_RUNS per variant
 
 EXPLORE_CC ?= clang
 FUZZ_RUNS ?= 20000
@@ -144,6 +144,13 @@ PCT_SEED ?= 1
 # uspace-replay/uspace-minimize of one PCT schedule: PCT='depth=D seed=S steps=K'
 PCT ?=
 EXPLORE_TEST_PCT_RUNS ?= 30
+# uspace-explore-test's seed: libFuzzer's -seed of its executions and the
+# first of its PCT schedules.  Unset, a new one each run, so that make
+# test's runs add up to more than one run's interleavings; the run prints
+# it (its KTAP, $(EXPLORE_RESULTS)/seed) with the command that repeats it:
+# EXPLORE_SEED=N gives the same executions again.  The corpus replay
+# needs none (each input once, a run a function of its input).
+EXPLORE_SEED ?=
 # Where the variants' patched trees are (<variant>[@base] under it): the
 # kit's own by default, prepared on demand; another kit's prepared trees
 # (EXPLORE_SRC=/path/build/src) are only read, never prepared or written.
@@ -184,7 +191,8 @@ $(US)/%/explore/explore: $(EXPLORE_SRC)/%$(BASE_TAG)/kernel/bpf/memalloc.c $(EXP
 		-include $$src/include/linux/kconfig.h \
 		-DUSPACE_TRACE_IMPLIES_RCU_GP=$(call ex_implies,$$src) \
 		$(if $(EXPLORE_INJECT),-DEXPLORE_INJECT_$(EXPLORE_INJECT)) \
-		-DEXPLORE_FREE_RCU=$$(grep -qs '^void .*bpf_mem_cache_free_rcu(struct' $$src/kernel/bpf/memalloc.c && echo 1 || echo 0)"; \
+		-DEXPLORE_FREE_RCU=$$(grep -qs '^void .*bpf_mem_cache_free_rcu(struct' $$src/kernel/bpf/memalloc.c && echo 1 || echo 0) \
+		-DEXPLORE_DTOR=$$(grep -qs '^void bpf_mem_alloc_set_dtor(struct' $$src/kernel/bpf/memalloc.c && echo 1 || echo 0)"; \
 	$(EXPLORE_CC) $$flags -fsanitize-coverage=trace-loads,trace-stores \
 		-DMEMALLOC_C="\"$$(cd $$src && pwd)/kernel/bpf/memalloc.c\"" \
 		-DEXPLORE_LISTS="$(call ex_lists,$$src/kernel/bpf/memalloc.c)" \
@@ -194,8 +202,13 @@ $(US)/%/explore/explore: $(EXPLORE_SRC)/%$(BASE_TAG)/kernel/bpf/memalloc.c $(EXP
 	$(EXPLORE_CC) $$flags $(EXPLORE_DIR)/explore.c $(EXPLORE_DIR)/sched.c $@.hb.o \
 		$@.lists.o $(US_DIR)/debugfs.c $$src/lib/llist.c -o $@ && rm -f $@.lists.o $@.hb.o
 
+# What reaches an explorer again, the start of the replay commands a
+# failure prints (explore/run --make)
+EXPLORE_MAKE = $(strip make BASE=$(BASE) $(if $(filter-out $(BUILD)/src,$(EXPLORE_SRC)),EXPLORE_SRC=$(EXPLORE_SRC)) \
+	$(if $(filter-out $(US_DIR)/corpus,$(EXPLORE_CORPUS)),EXPLORE_CORPUS=$(EXPLORE_CORPUS)))
 EXPLORE_RUN = $(EXPLORE_DIR)/run --bin $(US)/$(VARIANT)/explore/explore --variant $(VARIANT) \
-	--src '$(EXPLORE_SRC)' --tag '$(BASE_TAG)' --base $(BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE)
+	--src '$(EXPLORE_SRC)' --tag '$(BASE_TAG)' --base $(BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE) \
+	--make '$(EXPLORE_MAKE)'
 
 .PHONY: uspace-fuzz uspace-replay uspace-minimize uspace-explore-test uspace-explore-bin uspace-pct
 
@@ -220,17 +233,21 @@ uspace-minimize: uspace-explore-bin
 	@[ -n "$(FILE)" ] || { echo "make uspace-minimize: FILE=input" >&2; exit 2; }
 	@EXPLORE_PCT='$(PCT)' $(EXPLORE_RUN) minimize $(FILE) $(MIN_RUNS)
 
-# The corpus replayed and EXPLORE_TEST_RUNS executions (a count) on each
-# variant (a run is a function of the input and memalloc.c: one whose
-# memalloc.c is vanilla's, kmalloc-rcu's on 6.1, is a skip beside
-# vanilla): one KTAP case a variant, its run's lines as diagnostics, judged
-# like every other producer (results in $(EXPLORE_RESULTS), listed for
-# make test's total).
+# The corpus replayed, EXPLORE_TEST_RUNS executions (a count) and
+# EXPLORE_TEST_PCT_RUNS PCT schedules of each input on each variant, of
+# one seed (EXPLORE_SEED, a new one unless given) for them all (a run is
+# a function of the input and memalloc.c: a variant whose memalloc.c is
+# vanilla's, kmalloc-rcu's on 6.1, is a skip beside vanilla): one KTAP
+# case a variant, its run's lines as diagnostics, judged like every other
+# producer (results in $(EXPLORE_RESULTS), listed for make test's total).
 EXPLORE_RESULTS := $(US)/explore-results
 uspace-explore-test: $(JUDGE) $(if $(filter $(BUILD)/src,$(EXPLORE_SRC)),uspace-trees)
 	+@rm -rf $(EXPLORE_RESULTS) && mkdir -p $(EXPLORE_RESULTS) && \
-	ktap=$(EXPLORE_RESULTS)/results.ktap n=0; \
+	ktap=$(EXPLORE_RESULTS)/results.ktap n=0 seed='$(EXPLORE_SEED)'; \
+	[ -n "$$seed" ] || seed=$$(($$(od -An -N4 -tu4 /dev/urandom) % 2147483647 + 1)); \
+	echo $$seed >$(EXPLORE_RESULTS)/seed; \
 	printf 'KTAP version 1\n1..%d\n' $(words $(USPACE_VARIANTS)) >$$ktap; \
+	echo "# explore: seed $$seed; the same executions again: $(EXPLORE_MAKE) USPACE_VARIANTS='$(USPACE_VARIANTS)' EXPLORE_SEED=$$seed EXPLORE_TEST_RUNS=$(EXPLORE_TEST_RUNS) EXPLORE_TEST_PCT_RUNS=$(EXPLORE_TEST_PCT_RUNS) uspace-explore-test" >>$$ktap; \
 	for v in $(USPACE_VARIANTS); do \
 		n=$$((n + 1)); result='not ok'; \
 		if [ $$v != vanilla ] && [ -n "$(filter vanilla,$(USPACE_VARIANTS))" ] && \
@@ -240,8 +257,9 @@ uspace-explore-test: $(JUDGE) $(if $(filter $(BUILD)/src,$(EXPLORE_SRC)),uspace-
 		fi; \
 		if $(MAKE) -s --no-print-directory VARIANT=$$v uspace-explore-bin && \
 		   $(EXPLORE_DIR)/run --bin $(US)/$$v/explore/explore --variant $$v --src '$(EXPLORE_SRC)' \
-			--tag '$(BASE_TAG)' --base $(BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE) \
-			test --runs $(EXPLORE_TEST_RUNS) --pct-runs $(EXPLORE_TEST_PCT_RUNS) >$(EXPLORE_RESULTS)/$$v.log 2>&1; then \
+			--tag '$(BASE_TAG)' --base $(BASE) --corpus $(EXPLORE_CORPUS) --judge $(JUDGE) --make '$(EXPLORE_MAKE)' \
+			test --runs $(EXPLORE_TEST_RUNS) --pct-runs $(EXPLORE_TEST_PCT_RUNS) --seed $$seed \
+			>$(EXPLORE_RESULTS)/$$v.log 2>&1; then \
 			result=ok; \
 		fi; \
 		sed 's/^/# /' $(EXPLORE_RESULTS)/$$v.log 2>/dev/null >>$$ktap; \
@@ -251,8 +269,8 @@ uspace-explore-test: $(JUDGE) $(if $(filter $(BUILD)/src,$(EXPLORE_SRC)),uspace-
 	$(JUDGE) --out $(abspath $(EXPLORE_RESULTS)) --expect $${KIT_EXPECTATIONS:-tools/report/expectations} \
 		--producer explore --base $(BASE) $$ktap
 
-# make test's share (tests/run-all, 6.1 only for now): the variants
-# uspace-test-quick runs.
+# make test's share (tests/run-all, on the bases whose file says
+# uspace_explore=yes): the variants uspace-test-quick runs.
 .PHONY: uspace-explore-test-quick
 uspace-explore-test-quick:
 	+@$(MAKE) -s --no-print-directory uspace-explore-test USPACE_VARIANTS='$(USPACE_TEST_VARIANTS)'

@@ -8,7 +8,8 @@
  * irq_work is raised (b & 4: a self-IPI, as x86, run as soon as irqs are
  * on; else a tick, run only by the irq_work command) and, where the
  * allocator has it, whether frees go through bpf_mem_cache_free_rcu()
- * (b & 8; ignored on 6.1), then commands
+ * (b & 8; ignored on 6.1) and whether each pool has a destructor
+ * (b & 16: bpf_mem_alloc_set_dtor(), 7.2 on; ignored before), then commands
  * of two bytes, OP and ARG (OP % NR_OPS; CPU k = ARG % CPUs):
  *
  *   alloc k n      CPU k allocates 1 + s objects of the fixed-size cache
@@ -57,6 +58,10 @@
  *   release     a batch arrives on reuse_ready while free_rh is idle and
  *               claims nothing (6.1's port: what a live cache would keep
  *               for ever; lists.c)
+ *   dtor        with destructors (byte 0 & 16): an object goes back to slab
+ *               without its destructor or after two, or a pool's context is
+ *               freed before destroy or never (a destructor called after
+ *               its context's free is ASan's use-after-free)
  *   deadlock, livelock, model
  * EXPLORE_XFAIL="reuse trace-free": invariants this variant is expected
  * to break; a break is then counted and reported, not a crash.
@@ -117,6 +122,29 @@ static void *stash[NR_XCPUS][NR_STASH];
 #define EXPLORE_FREE_RCU 0
 #endif
 static bool rcu_frees;
+
+/*
+ * Byte 0 & 16, on a memalloc.c that has bpf_mem_alloc_set_dtor() (7.2;
+ * uspace.mk sets EXPLORE_DTOR): each pool gets a destructor and a
+ * kmalloc'd context, as 7.2's hash map gives its element (or per-cpu
+ * value) cache one when the map's value has special fields
+ * (htab_map_check_btf(), bpf_ma_set_dtor(): the destructor frees the
+ * fields, the context holds their BTF record).  free_all() calls the
+ * destructor on each object it gives back to slab, and destroy frees the
+ * context once every callback that could call it is done.  Invariant
+ * dtor: each object that goes back to slab went through the destructor
+ * exactly once (special fields neither leaked nor freed twice), and the
+ * context is freed at destroy, once (a destructor called after that
+ * touches freed memory: ASan's report).
+ */
+#ifndef EXPLORE_DTOR
+#define EXPLORE_DTOR 0
+#endif
+struct dtor_ctx {
+	int pool;
+	unsigned long calls;
+};
+static bool dtors, dtor_ctx_freed[NR_POOLS];
 static bool destroyed, destroying;
 static int trace;
 static char xfail_list[128];
@@ -378,6 +406,9 @@ void xcheck_kfree(const void *p)
 {
 	int k, f, i;
 
+	if (dtors && xblock_of(p)->kind == XK_OBJECT && xblock_of(p)->dtors != 1)
+		xfail("dtor", "object #%lu went back to slab after %d destructor calls, not one", xserial(p),
+		      xblock_of(p)->dtors);
 	for (i = 0; i < NR_SLOTS; i++)
 		if (slots[i].ptr && block_of(slots[i].ptr) == p)
 			xfail("in-use", "kfree() of object #%lu, which slot %d holds", xserial(p), i);
@@ -853,6 +884,9 @@ static void final(void)
 	for (k = 0; k < uspace_nr_cpus; k++)
 		if (xcpus[k].pending)
 			xfail("leak", "CPU %d has irq_work pending after destroy", k);
+	for (k = 0; dtors && k < NR_POOLS; k++)
+		if (!dtor_ctx_freed[k])
+			xfail("dtor", "pool %s's destructor context never freed", pool_names[k]);
 	if (xmem_live && trace) {
 		int i;
 
@@ -867,6 +901,50 @@ static void final(void)
 	if (trace)
 		print_state();
 }
+
+#if EXPLORE_DTOR
+/* The destructor: what free_all() calls on an object it gives back to slab */
+static void dtor(void *obj, void *ctx)
+{
+	struct dtor_ctx *dc = ctx;
+
+	/* after the context's free: a use-after-free that ASan reports */
+	dc->calls++;
+	xblock_of(block_of(obj))->dtors++;
+}
+
+/* Destroy's, once no callback can call the destructor any more */
+static void dtor_ctx_free(void *ctx)
+{
+	struct dtor_ctx *dc = ctx;
+
+	if (!destroying)
+		xfail("dtor", "pool %s's destructor context freed while the pool is in use", pool_names[dc->pool]);
+	if (trace)
+		printf("        cpu%d: pool %s's destructor context freed after %lu calls\n", xcur,
+		       pool_names[dc->pool], dc->calls);
+	dtor_ctx_freed[dc->pool] = true;
+	kfree(dc);
+}
+
+static void set_dtors(void)
+{
+	struct dtor_ctx *dc;
+	int i;
+
+	for (i = 0; i < NR_POOLS; i++) {
+		dc = kzalloc(sizeof(*dc), GFP_KERNEL);
+		if (!dc)
+			xfail("model", "no memory for a destructor context");
+		dc->pool = i;
+		bpf_mem_alloc_set_dtor(&mas[i], dtor, dtor_ctx_free, dc);
+	}
+}
+#else
+static void set_dtors(void)
+{
+}
+#endif
 
 /* A fresh allocator and model for one run of @data */
 static void run_begin(const uint8_t *data, size_t size)
@@ -887,6 +965,8 @@ static void run_begin(const uint8_t *data, size_t size)
 	uspace_nr_cpus = size ? 2 + data[0] % 3 : 2;
 	xself_ipi = size && (data[0] & 4);
 	rcu_frees = EXPLORE_FREE_RCU && size && (data[0] & 8);
+	dtors = EXPLORE_DTOR && size && (data[0] & 16);
+	memset(dtor_ctx_freed, 0, sizeof(dtor_ctx_freed));
 	if (uspace_nr_cpus > NR_XCPUS)
 		uspace_nr_cpus = NR_XCPUS;
 	{
@@ -898,14 +978,18 @@ static void run_begin(const uint8_t *data, size_t size)
 		}
 	}
 	if (trace)
-		printf("# %d CPUs, irq_work by %s, frees by %s, %zu commands\n", uspace_nr_cpus,
+		printf("# %d CPUs, irq_work by %s, frees by %s%s, %zu commands\n", uspace_nr_cpus,
 		       xself_ipi ? "self-IPI" : "tick (irq_work commands)",
-		       rcu_frees ? "bpf_mem_cache_free_rcu()" : "bpf_mem_cache_free()", size ? (size - 1) / 2 : 0);
+		       rcu_frees ? "bpf_mem_cache_free_rcu()" : "bpf_mem_cache_free()",
+		       dtors ? ", destructors" : "", size ? (size - 1) / 2 : 0);
 	memset(mas, 0, sizeof(mas));
 	if (bpf_mem_alloc_init(&mas[P_FIXED], ELEM_SIZE, false) ||
 	    bpf_mem_alloc_init(&mas[P_SIZED], 0, false) ||
 	    bpf_mem_alloc_init(&mas[P_PCPU], PCPU_SIZE, true))
 		xfail("model", "bpf_mem_alloc_init failed");
+	/* as the hash map: after init, before the first element */
+	if (dtors)
+		set_dtors();
 	for (i = 0; i < NR_POOLS; i++) {
 		if (mas[i].cache)
 			xhb_watch(mas[i].cache);

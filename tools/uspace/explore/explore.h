@@ -75,6 +75,8 @@ struct xblock {
 	/* lists.c, release: on reuse_ready seen_on at step seen_at, since step since */
 	const void *seen_on;
 	unsigned long seen_at, since;
+	/* explore.c, dtor: destructor calls on it */
+	int dtors;
 	long data[] __attribute__((aligned(16)));
 };
 

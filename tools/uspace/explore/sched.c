@@ -494,6 +494,7 @@ static void *xalloc(size_t size, gfp_t flags, int kind)
 	b->place = NULL;
 	b->seen_on = NULL;
 	b->seen_at = b->since = 0;
+	b->dtors = 0;
 	b->gfp = flags;
 	if (flags & __GFP_ZERO)
 		memset(b->data, 0, size);
