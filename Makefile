@@ -37,7 +37,8 @@ JOBS ?= $(shell nproc)
 TEST_RUNS ?= reuse-after-gp@6.1:default vanilla@6.1:default kmalloc-rcu@6.1:default \
 	free-after-gp@6.1:default percpu-marks@6.1:default reuse-after-gp@6.1:kasan \
 	reuse-after-gp@6.12:default vanilla@6.12:default \
-	reuse-after-gp@7.2:default vanilla@7.2:default
+	reuse-after-gp@7.2:default vanilla@7.2:default \
+	reuse-after-gp@7.2:kasan reuse-after-gp@7.2:debug
 # The builds `make test` runs the tree's own selftests on, at make test's
 # size (tools/upstream/upstream.mk: all but test_maps' fork-heavy cases).
 UPSTREAM_TEST_RUNS ?= reuse-after-gp@6.1:default
@@ -295,7 +296,7 @@ check-filter: $(ROOTFS_SUITES_LIST) $(CHECK_FILTER)
 # --- tests ------------------------------------------------------------------
 
 test: deps host-bins
-	@tests/run-all $(TEST_RUNS) $(addprefix upstream/,$(UPSTREAM_TEST_RUNS)) mutants/uspace
+	@tests/run-all $(TEST_RUNS) $(addprefix upstream/,$(UPSTREAM_TEST_RUNS)) mutants/uspace mutants/7.2
 
 test-host: deps host-bins
 	tests/run
