@@ -4,8 +4,10 @@
  * BPF_PROG_TEST_RUN, checked from user space.  One case per behaviour.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "htab_util.h"
 #include "ktap.h"
@@ -20,6 +22,37 @@ static const struct htab_params params = {
 	.burst = BURST,
 };
 
+/*
+ * Say how the program runs: JIT-compiled (its tag and the size of its
+ * image) or interpreted, with the kernel's bpf_jit_enable, so that a run
+ * on the jit flavor shows it ran what it compiled.
+ */
+static void show_jit(struct bpf_program *prog)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	char enable[8] = "absent", tag[2 * BPF_TAG_SIZE + 1];
+	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "r");
+	int i;
+
+	if (f) {
+		if (!fgets(enable, sizeof(enable), f))
+			enable[0] = '\0';
+		enable[strcspn(enable, "\n")] = '\0';
+		fclose(f);
+	}
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len)) {
+		ktap_diag("bpf_jit_enable %s; program info: %s", enable, strerror(errno));
+		return;
+	}
+	for (i = 0; i < BPF_TAG_SIZE; i++)
+		snprintf(tag + 2 * i, 3, "%02x", info.tag[i]);
+	ktap_diag("bpf_jit_enable %s; program %s, tag %s: %s (%u bytes of BPF, %u of x86-64)",
+		  enable, bpf_program__name(prog), tag,
+		  info.jited_prog_len ? "JIT-compiled" : "interpreted",
+		  info.xlated_prog_len, info.jited_prog_len);
+}
+
 static enum ktap_result prog_updates_are_visible(void)
 {
 	struct htab *skel = htab_open(&params);
@@ -27,6 +60,7 @@ static enum ktap_result prog_updates_are_visible(void)
 	__u32 key;
 
 	KTAP_EXPECT(skel, "cannot load the program");
+	show_jit(skel->progs.update_burst);
 	KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, 1, NULL), "test run failed");
 	KTAP_EXPECT(skel->bss->runs == 1, "program ran %llu times", (unsigned long long)skel->bss->runs);
 	KTAP_EXPECT(skel->bss->updates_ok == BURST, "%llu of %d updates succeeded (%llu -ENOMEM)",

@@ -196,7 +196,14 @@ static const char *first_failure(struct shared *s)
  * not span the writer's work (then it tested nothing).
  */
 #define HOLD_RUNS	30
-#define HOLD_CHURN_MS	300
+/*
+ * The reader's section must outlast the churn, in one program run: with
+ * a JIT (x86, the 7.2 jit flavor) may_goto ends a loop after a quarter
+ * of a second (bpf_check_timed_may_goto(), kernel/bpf/core.c), so the
+ * churn takes 150 ms, still several grace periods (Tree RCU on UML ends
+ * one in a few 10 ms ticks).
+ */
+#define HOLD_CHURN_MS	150
 #define HOLD_CHURN_KEYS	1024
 #define HOLD_MARK	0x401dc0de00000000ULL
 #define CHURN_MARK	0xc4c4000000000000ULL
