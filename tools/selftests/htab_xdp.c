@@ -11,6 +11,7 @@
 
 #include "htab_util.h"
 #include "ktap.h"
+#include "sysfs.h"
 
 #define BURST 16
 
@@ -29,26 +30,22 @@ static const struct htab_params params = {
  */
 static void show_jit(struct bpf_program *prog)
 {
+	long long enable = sysfs_read_ll("/proc/sys/net/core/bpf_jit_enable");
 	struct bpf_prog_info info = { 0 };
 	__u32 len = sizeof(info);
-	char enable[8] = "absent", tag[2 * BPF_TAG_SIZE + 1];
-	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "r");
+	char state[24] = "absent", tag[2 * BPF_TAG_SIZE + 1];
 	int i;
 
-	if (f) {
-		if (!fgets(enable, sizeof(enable), f))
-			enable[0] = '\0';
-		enable[strcspn(enable, "\n")] = '\0';
-		fclose(f);
-	}
+	if (enable >= 0)
+		snprintf(state, sizeof(state), "%lld", enable);
 	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len)) {
-		ktap_diag("bpf_jit_enable %s; program info: %s", enable, strerror(errno));
+		ktap_diag("bpf_jit_enable %s; program info: %s", state, strerror(errno));
 		return;
 	}
 	for (i = 0; i < BPF_TAG_SIZE; i++)
 		snprintf(tag + 2 * i, 3, "%02x", info.tag[i]);
 	ktap_diag("bpf_jit_enable %s; program %s, tag %s: %s (%u bytes of BPF, %u of x86-64)",
-		  enable, bpf_program__name(prog), tag,
+		  state, bpf_program__name(prog), tag,
 		  info.jited_prog_len ? "JIT-compiled" : "interpreted",
 		  info.xlated_prog_len, info.jited_prog_len);
 }
