@@ -307,16 +307,21 @@ test_valgrind_report_in_base_run_with_expected_failure_fails_the_run() {
 # mutation step (make mutants-uspace, kernel/mutants/run) replays the
 # corpus on each and counts it.
 
-# explore_bin VARIANT: the explorer of VARIANT (6.1) built in $SCRATCH from
-# its tree (under EXPLORE_SRC if the environment names another kit's
-# trees); skip without it, or fail under make test, which has it
-explore_bin() {
-	tree=$(fact "$1@6.1" src)
+# explore_src VARIANT BASE: src is the tree of VARIANT@BASE (under
+# EXPLORE_SRC if the environment names another kit's trees); skip without
+# it, or fail under make test, which has it.
+explore_src() {
+	tree=$(fact "$1@$2" src)
 	src=${EXPLORE_SRC:-$KIT/$(dirname "$tree")}/$(basename "$tree")
-	[ -f "$src/kernel/bpf/memalloc.c" ] || {
-		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src (make BASE=6.1 VARIANT=$1 uspace-src)"
-		skip "no $1@6.1 tree (make BASE=6.1 VARIANT=$1 uspace-src)"
-	}
+	[ -f "$src/kernel/bpf/memalloc.c" ] && return 0
+	[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src (make BASE=$2 VARIANT=$1 uspace-src)"
+	skip "no $1@$2 tree (make BASE=$2 VARIANT=$1 uspace-src)"
+}
+
+# explore_bin VARIANT: the explorer of VARIANT (6.1) built in $SCRATCH from
+# its tree (explore_src)
+explore_bin() {
+	explore_src "$1" 6.1
 	make -s --no-print-directory -C "$KIT" US="$SCRATCH/us" BASE=6.1 VARIANT="$1" "$SCRATCH/us/$1/explore/explore" >build.log 2>&1 ||
 		{ cat build.log; fail "could not build the explorer of $1"; }
 }
@@ -341,12 +346,7 @@ test_explore_pct_schedule_replays() {
 # the seed rcu-hold, and the same explorer whose rcu frees are plain
 # ones (EXPLORE_INJECT=rcu_free_at_once) must break it there.
 test_explore_rcu_reuse_on_6_12() {
-	tree=$(fact vanilla@6.12 src)
-	src=${EXPLORE_SRC:-$KIT/$(dirname "$tree")}/$(basename "$tree")
-	[ -f "$src/kernel/bpf/memalloc.c" ] || {
-		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src (make BASE=6.12 VARIANT=vanilla uspace-src)"
-		skip "no vanilla@6.12 tree (make BASE=6.12 VARIANT=vanilla uspace-src)"
-	}
+	explore_src vanilla 6.12
 	for inj in '' rcu_free_at_once; do
 		make -s --no-print-directory -C "$KIT" BASE=6.12 US="$SCRATCH/us${inj:+-$inj}" EXPLORE_INJECT="$inj" \
 			"$SCRATCH/us${inj:+-$inj}/vanilla/explore/explore" >build.log 2>&1 ||
@@ -414,12 +414,7 @@ test_explore_failure_prints_its_replay() {
 # destructor's context at destroy, before the callbacks still queued, makes
 # that seed's late __free_by_rcu() call the destructor on freed memory.
 test_explore_dtor_context_outlives_callbacks_on_7_2() {
-	tree=$(fact vanilla@7.2 src)
-	src=${EXPLORE_SRC:-$KIT/$(dirname "$tree")}/$(basename "$tree")
-	[ -f "$src/kernel/bpf/memalloc.c" ] || {
-		[ -z "${KIT_REQUIRE_KERNELS:-}" ] || fail "no $src (make BASE=7.2 VARIANT=vanilla uspace-src)"
-		skip "no vanilla@7.2 tree (make BASE=7.2 VARIANT=vanilla uspace-src)"
-	}
+	explore_src vanilla 7.2
 	mkdir -p edit/vanilla@7.2/kernel/bpf
 	ln -s "$src/include" edit/vanilla@7.2/include
 	ln -s "$src/lib" edit/vanilla@7.2/lib
