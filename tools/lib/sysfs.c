@@ -33,3 +33,22 @@ long long sysfs_read_ll(const char *path)
 	fclose(f);
 	return v;
 }
+
+long long meminfo_kb(const char *key)
+{
+	char line[128];
+	size_t len = strlen(key);
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, len) && line[len] == ':') {
+			v = strtoll(line + len + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}

@@ -9,4 +9,7 @@ int sysfs_write(const char *path, const char *s);
 /* The number at the start of @path, or -1 if it cannot be read. */
 long long sysfs_read_ll(const char *path);
 
+/* The kB figure of line @key ("VmallocUsed") of /proc/meminfo, or -1. */
+long long meminfo_kb(const char *key);
+
 #endif /* KIT_SYSFS_H */

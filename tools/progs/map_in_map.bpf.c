@@ -30,6 +30,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define NAPS		4	/* sleeping points per run */
 #define NAP_VALUE	4096
 #define NAP_ENTRIES	64	/* 256 KiB: vmalloc()ed, so it reaches cond_resched() */
+/* NAPS and the 256 KiB are map_in_map.c's too: it bounds their backlog. */
 #define BAITS		4
 
 struct mim_value {

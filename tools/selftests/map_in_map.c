@@ -46,6 +46,7 @@
 #include <bpf/libbpf.h>
 
 #include "ktap.h"
+#include "sysfs.h"
 
 /* As in map_in_map.bpf.c: the skeleton names the type, it does not define it. */
 struct mim_result {
@@ -69,6 +70,19 @@ struct mim_result {
  * its wake-up is what takes the CPU from a napping program.
  */
 #define CHURN_SLEEP_US	300
+/*
+ * Each run leaves the NAPS arrays its program made (NAP_KB each, both as
+ * in map_in_map.bpf.c) for a work queue to free: their last fds close as
+ * the run returns to user space.  The loop below starts runs faster than
+ * a work queue starved on a loaded host frees them, and a 64 MiB guest
+ * holds a few dozen runs' worth before the OOM killer ends the case.  So
+ * at most BACKLOG_RUNS runs' arrays may wait: past that the loop waits
+ * for the work queue, up to BACKLOG_WAIT_S.
+ */
+#define NAPS		4
+#define NAP_KB		256
+#define BACKLOG_RUNS	8
+#define BACKLOG_WAIT_S	10
 
 struct mim_value {
 	__u64 gen;
@@ -182,6 +196,27 @@ static void churn(int outer_fd, struct churn_state *st)
 	}
 }
 
+/*
+ * Wait until at most BACKLOG_RUNS runs' arrays are still allocated, above
+ * the @base of VmallocUsed.  0, or -ETIMEDOUT with the backlog in @kb.
+ */
+static int drain_backlog(long long base, long long *kb, double *waited)
+{
+	const long long bound = BACKLOG_RUNS * NAPS * NAP_KB;
+	double start = now_s();
+
+	for (;;) {
+		*kb = meminfo_kb("VmallocUsed") - base;
+		if (*kb <= bound)
+			break;
+		if (now_s() - start > BACKLOG_WAIT_S)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+	*waited += now_s() - start;
+	return 0;
+}
+
 static enum ktap_result held_while_replaced(bool hash)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
@@ -191,7 +226,8 @@ static enum ktap_result held_while_replaced(bool hash)
 	struct mim_result *r;
 	unsigned long runs = 0;
 	int outer_fd, err, status;
-	double end;
+	long long vmalloc_base, backlog_kb = 0;
+	double end, waited = 0;
 	pid_t pid;
 
 	skel = map_in_map__open();
@@ -229,9 +265,15 @@ static enum ktap_result held_while_replaced(bool hash)
 	}
 	KTAP_EXPECT(pid > 0, "fork: %s", strerror(errno));
 
+	vmalloc_base = meminfo_kb("VmallocUsed");
 	end = now_s() + RUN_SECONDS;
-	err = 0;
-	while (runs < MAX_RUNS && now_s() < end) {
+	err = vmalloc_base < 0 ? -ENOENT : 0;
+	while (!err && runs < MAX_RUNS && now_s() < end) {
+		if (runs % (BACKLOG_RUNS / 2) == 0) {
+			err = drain_backlog(vmalloc_base, &backlog_kb, &waited);
+			if (err)
+				break;
+		}
 		if (bpf_prog_test_run_opts(bpf_program__fd(prog), &topts)) {
 			err = -errno;
 			break;
@@ -244,9 +286,10 @@ static enum ktap_result held_while_replaced(bool hash)
 	r = &skel->bss->result;
 	ktap_diag("%s: %lu test runs: %llu held an inner map, %llu found the slot empty, "
 		  "%llu overlapped a change of the slot; the other process replaced it %lu "
-		  "times and deleted it %lu times", hash ? "HASH_OF_MAPS" : "ARRAY_OF_MAPS",
+		  "times and deleted it %lu times; %.2f s waiting for freed arrays",
+		  hash ? "HASH_OF_MAPS" : "ARRAY_OF_MAPS",
 		  runs, (unsigned long long)r->runs, (unsigned long long)r->absent,
-		  (unsigned long long)r->overlapped, st->replaced, st->deleted);
+		  (unsigned long long)r->overlapped, st->replaced, st->deleted, waited);
 	{
 		struct mim_result res = *r;
 		unsigned long churn_errors = st->errors;
@@ -255,6 +298,10 @@ static enum ktap_result held_while_replaced(bool hash)
 		munmap(st, sizeof(*st));
 		map_in_map__destroy(skel);
 		inner_opts.btf_fd = inner_opts.btf_key_type_id = inner_opts.btf_value_type_id = 0;
+		KTAP_EXPECT(vmalloc_base >= 0, "no VmallocUsed in /proc/meminfo");
+		KTAP_EXPECT(err != -ETIMEDOUT, "the arrays of finished runs were not freed: "
+			    "%lld kB above VmallocUsed at the start after %d s (bound %d kB)",
+			    backlog_kb, BACKLOG_WAIT_S, BACKLOG_RUNS * NAPS * NAP_KB);
 		KTAP_EXPECT(!err, "BPF_PROG_TEST_RUN: %s", strerror(-err));
 		KTAP_EXPECT(WIFEXITED(status) && !WEXITSTATUS(status),
 			    "the churning process ended with status 0x%x", status);
