@@ -564,6 +564,17 @@ enum ktap_result reuse_destroy_with_callbacks_in_flight(void)
 	return KTAP_PASS;
 }
 
+/* The first key below @nr that @fd lacks, or @nr; @buf takes the values. */
+static __u32 first_missing(int fd, __u32 nr, void *buf)
+{
+	__u32 key;
+
+	for (key = 0; key < nr; key++)
+		if (bpf_map_lookup_elem(fd, &key, buf))
+			break;
+	return key;
+}
+
 /*
  * Updates and deletes from BPF and from user space, every size class of
  * plain hash maps and the per-cpu sizes up to 512 bytes (the limit
@@ -577,24 +588,48 @@ static enum ktap_result update_delete(enum bpf_map_type type, __u32 value_size)
 		.value_size = value_size,
 		.max_entries = 256,
 		.burst = type == BPF_MAP_TYPE_HASH ? 64 : PCPU_BURST,
+		.key_range = 64,
 	};
 	const char *name = type == BPF_MAP_TYPE_HASH ? "hash" : "percpu_hash";
 	struct htab *skel = htab_open(&p);
 	void *val = calloc(1, htab_value_buf_size(&p));
 	unsigned long long nomem = 0;
+	unsigned int nomem_bursts = 0, bursts = 0;
 	__u32 key;
 	int fd;
 
 	KTAP_EXPECT(skel && val, "cannot set up %s value_size %u", name, value_size);
 	fd = bpf_map__fd(skel->maps.htab);
-	/* BPF inserts 0..63, user space 64..127. */
-	while (skel->bss->runs < 64 / p.burst)
-		KTAP_EXPECT(!htab_test_run(skel->progs.update_burst, 1, NULL), "update run failed");
-	KTAP_EXPECT(skel->bss->updates_ok == 64,
-		    "%s value_size %u: %llu BPF updates ok, %llu -ENOMEM, %llu other errors",
-		    name, value_size, (unsigned long long)skel->bss->updates_ok,
-		    (unsigned long long)skel->bss->updates_nomem,
-		    (unsigned long long)skel->bss->updates_other_err);
+	/*
+	 * BPF inserts 0..63, user space 64..127.  A per-cpu burst can meet
+	 * the -ENOMEM fill_and_drop() describes (seen on 7.2 with 2 CPUs
+	 * beside a build: "percpu_hash value_size 512: 54 BPF updates ok,
+	 * 10 -ENOMEM"): back off a millisecond and run a burst again from
+	 * the first key still missing (overwrite keeps its keys below
+	 * key_range), for at most 100 bursts that met it.
+	 */
+	while ((key = first_missing(fd, 64, val)) < 64) {
+		unsigned long long before = skel->bss->updates_nomem;
+
+		KTAP_EXPECT(bursts++ < 64 / p.burst + 100, "%s value_size %u: key %u still "
+			    "missing after %u bursts", name, value_size, key, bursts - 1);
+		skel->bss->next_key = key;
+		KTAP_EXPECT(!htab_test_run(skel->progs.overwrite, 1, NULL), "update run failed");
+		KTAP_EXPECT(!skel->bss->updates_other_err, "%s value_size %u: %llu BPF updates "
+			    "failed, not with -ENOMEM", name, value_size,
+			    (unsigned long long)skel->bss->updates_other_err);
+		if (skel->bss->updates_nomem == before)
+			continue;
+		KTAP_EXPECT(type == BPF_MAP_TYPE_PERCPU_HASH && ++nomem_bursts <= 100,
+			    "%s value_size %u: %llu BPF updates ok, %llu -ENOMEM in %u bursts",
+			    name, value_size, (unsigned long long)skel->bss->updates_ok,
+			    (unsigned long long)skel->bss->updates_nomem, nomem_bursts);
+		usleep(1000);
+	}
+	if (nomem_bursts)
+		ktap_diag("%s value_size %u: BPF bursts met -ENOMEM %u times (%llu updates), "
+			  "run again after 1 ms", name, value_size, nomem_bursts,
+			  (unsigned long long)skel->bss->updates_nomem);
 	for (key = 64; key < 128; key++) {
 		int tries = 0;
 
