@@ -3,9 +3,8 @@
  * Selftests that need two CPUs: a reader on one CPU against frees on
  * another, allocations freed on another CPU, per-cpu values and
  * BPF_F_LOCK copies from every CPU.  Each case runs its sides in
- * processes pinned with sched_setaffinity(): UML SMP runs different
- * processes on different CPUs, while the threads of one process share
- * one host stub.  On a uniprocessor kernel every case skips.
+ * pinned processes (tools/lib/sides.h).  On a uniprocessor kernel every
+ * case skips.
  *
  * A child reports its first failed check in shared memory and the
  * parent prints it as the case's one failed check.
@@ -31,6 +30,7 @@
 #include "memcg.h"
 #include "rcu_wait.h"
 #include "reuse_checks.h"
+#include "sides.h"
 #include "../progs/smp.h"
 #include "smp.skel.h"
 
@@ -43,132 +43,6 @@ static double now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* KTAP_SKIP unless the kernel runs two CPUs; @what says what needs them. */
-static bool two_cpus(const char *what)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (n >= 2)
-		return true;
-	ktap_skip_reason("needs 2 CPUs (%s), this kernel has %ld", what, n);
-	return false;
-}
-
-/* Pin the caller to @cpu and check it runs there; 0 or -errno. */
-static int pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		return -errno;
-	sched_yield();
-	return sched_getcpu() == cpu ? 0 : -EXDEV;
-}
-
-/*
- * Memory the processes of a case share (MAP_SHARED, set up before
- * fork()): a barrier, and each child's first failed check.
- */
-#define MAX_SIDES	8
-struct shared {
-	int gen;
-	int arrived;
-	int failed;
-	int sync[4];
-	unsigned long long count[MAX_SIDES][8];
-	char err[MAX_SIDES][400];
-};
-
-static struct shared *shared_new(void)
-{
-	struct shared *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
-				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	return s == MAP_FAILED ? NULL : s;
-}
-
-/* Record side @side's failed check (the first one) and fail the case's other sides. */
-static int side_fail(struct shared *s, int side, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int side_fail(struct shared *s, int side, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!s->err[side][0]) {
-		va_start(ap, fmt);
-		vsnprintf(s->err[side], sizeof(s->err[side]), fmt, ap);
-		va_end(ap);
-	}
-	__atomic_store_n(&s->failed, 1, __ATOMIC_SEQ_CST);
-	return -1;
-}
-
-#define SIDE_EXPECT(s, side, cond, fmt, ...)				\
-	do {								\
-		if (!(cond))						\
-			return side_fail(s, side, "%s:%d: expected %s: " fmt, \
-					 __FILE__, __LINE__, #cond, ##__VA_ARGS__); \
-	} while (0)
-
-/* Wait for all @n sides; false when another side failed meanwhile. */
-static bool barrier(struct shared *s, int n)
-{
-	int gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
-
-	if (__atomic_add_fetch(&s->arrived, 1, __ATOMIC_SEQ_CST) == n) {
-		__atomic_store_n(&s->arrived, 0, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&s->gen, gen + 1, __ATOMIC_SEQ_CST);
-		return true;
-	}
-	while (__atomic_load_n(&s->gen, __ATOMIC_SEQ_CST) == gen) {
-		if (__atomic_load_n(&s->failed, __ATOMIC_SEQ_CST))
-			return false;
-		sched_yield();
-	}
-	return true;
-}
-
-/*
- * Fork a process pinned to @cpu that runs @fn(@arg, @side) and exits
- * with its result; its pid, or -1.
- */
-static pid_t side_start(struct shared *s, int side, int cpu, int (*fn)(void *, int), void *arg)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid)
-		return pid;
-	if (pin_to(cpu))
-		_exit(side_fail(s, side, "cannot run side %d on CPU %d: %s", side, cpu,
-				strerror(errno)) ? 1 : 0);
-	_exit(fn(arg, side) ? 1 : 0);
-}
-
-/* Wait for @pid; true when it exited 0. */
-static bool side_wait(pid_t pid)
-{
-	int status;
-
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return false;
-	return WIFEXITED(status) && !WEXITSTATUS(status);
-}
-
-/* The first side's failed check, or NULL. */
-static const char *first_failure(struct shared *s)
-{
-	int i;
-
-	for (i = 0; i < MAX_SIDES; i++)
-		if (s->err[i][0])
-			return s->err[i];
-	return NULL;
 }
 
 /* --- reader_holds_across_delete ------------------------------------------
