@@ -245,11 +245,14 @@ endif
 
 kernel: $(KERNEL)
 
-# Forget this variant's source tree: the tree, every flavor's build in
-# it and its stamp, so that the next make prepares and builds it again
-# (from ccache).  kernel/mutants/run, once a mutant is judged.
+# Forget this variant's source tree: the tree, every flavor's build of
+# it and their stamps (a config stamp left behind would skip the next
+# configure of the emptied build), so that the next make prepares and
+# builds it again (from ccache).  kernel/mutants/run, once a mutant is judged.
 tree-clean:
-	$(Q)$(LOCK) rm -rf $(SRC) $(OBJ) $(STAMPS)/src-$(VARIANT)$(BASE_TAG)-* $(STAMPS)/usrc-$(VARIANT)$(BASE_TAG)-*
+	$(Q)$(LOCK) rm -rf $(SRC) $(foreach f,$(FLAVORS),$(BUILD)/$(VARIANT)-$(f)$(BASE_TAG)) \
+		$(STAMPS)/src-$(VARIANT)$(BASE_TAG)-* $(STAMPS)/usrc-$(VARIANT)$(BASE_TAG)-* \
+		$(foreach f,$(FLAVORS),$(STAMPS)/config-$(VARIANT)-$(f)$(BASE_TAG)-*)
 
 # --- root image -------------------------------------------------------------
 

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Walks over a hash map that another CPU changes meanwhile.
+ *
+ * batch_delete_vs_delete: BPF_MAP_LOOKUP_AND_DELETE_BATCH on CPU 0
+ * against single deletes of the same keys on CPU 1.  The batch walks
+ * the buckets in order and, for each bucket that holds elements, copies
+ * and unlinks all of them under the bucket's lock, freeing them once it
+ * has dropped the lock (__htab_map_lookup_and_delete_batch()); a single
+ * delete unlinks its element under the same lock.  So the two exclude
+ * each other per bucket, and every key the map held is taken exactly
+ * once: returned by the batch or deleted by CPU 1, never both, never
+ * neither, and every value the batch returns is its key's.  A walk that
+ * unlinks outside the lock lets both take an element (a double unlink,
+ * a double free), which kernel/mutants/7.2/batch-unlink-unlocked shows.
+ * Each of BATCH_ROUNDS rounds fills BATCH_KEYS keys from user space,
+ * then starts both sides at a barrier: CPU 0 takes BATCH_COUNT elements
+ * a call until -ENOENT, CPU 1 deletes keys in the order the batch walks
+ * them (the map's buckets, fixed by its hash seed: the first round runs
+ * the batch alone to learn it), always the next key at or past the
+ * batch's front, so that it deletes in the buckets the batch's current
+ * call is copying, not once where the walks cross.  The values are large
+ * (BATCH_VALUE bytes): copying a bucket takes a while.  The case fails
+ * too when no round had both sides take keys: then the walks never met
+ * and it tested nothing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "ktap.h"
+#include "sides.h"
+
+#define BATCH_ROUNDS	30
+#define BATCH_KEYS	256
+/* Elements a batch call may return: several buckets' worth, a short walk. */
+#define BATCH_COUNT	8
+#define BATCH_VALUE	16384
+#define BATCH_SALT	0x6261746368ULL
+
+struct batch_value {
+	__u64 key;
+	__u64 round;
+	__u64 sum;
+	__u8 pad[BATCH_VALUE - 3 * sizeof(__u64)];
+};
+
+/* What both sides saw, in the shared page of the case. */
+struct batch_tally {
+	unsigned char taken[BATCH_KEYS];	/* by the batch: 1, by a delete: 2; or'ed */
+	unsigned long long wrong;		/* values the batch returned not of their key */
+	struct batch_value first_wrong;
+	__u32 first_wrong_key;
+	unsigned long long batched, deleted;	/* this round */
+	__u32 order[BATCH_KEYS];		/* keys as the batch returned them */
+};
+
+struct batch_ctx {
+	struct shared *s;
+	struct batch_tally *t;
+	int fd;
+	int round;
+};
+
+static void batch_fill(struct batch_value *v, __u32 key, int round)
+{
+	v->key = key;
+	v->round = round;
+	v->sum = key ^ round ^ BATCH_SALT;
+}
+
+/* CPU 0: take the whole map with BPF_MAP_LOOKUP_AND_DELETE_BATCH. */
+static int batch_side(struct batch_ctx *c, int side)
+{
+	static struct batch_value vals[BATCH_COUNT];
+	__u32 keys[BATCH_COUNT], out_batch, in_batch;
+	struct batch_value want;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	struct batch_tally *t = c->t;
+	bool first = true;
+	__u32 i, n;
+	int err;
+
+	do {
+		n = BATCH_COUNT;
+		err = bpf_map_lookup_and_delete_batch(c->fd, first ? NULL : &in_batch, &out_batch,
+						      keys, vals, &n, &opts);
+		err = err ? -errno : 0;
+		SIDE_EXPECT(c->s, side, !err || err == -ENOENT,
+			    "round %d: BPF_MAP_LOOKUP_AND_DELETE_BATCH: %s", c->round, strerror(-err));
+		for (i = 0; i < n; i++) {
+			SIDE_EXPECT(c->s, side, keys[i] < BATCH_KEYS,
+				    "round %d: the batch returned key %u, never inserted", c->round,
+				    keys[i]);
+			__atomic_or_fetch(&t->taken[keys[i]], 1, __ATOMIC_SEQ_CST);
+			batch_fill(&want, keys[i], c->round);
+			if (!c->round && t->batched + i < BATCH_KEYS)
+				t->order[t->batched + i] = keys[i];
+			if (memcmp(&vals[i], &want, offsetof(struct batch_value, pad)) &&
+			    !t->wrong++) {
+				t->first_wrong = vals[i];
+				t->first_wrong_key = keys[i];
+			}
+		}
+		__atomic_add_fetch(&t->batched, n, __ATOMIC_SEQ_CST);
+		in_batch = out_batch;
+		first = false;
+	} while (!err);
+	return 0;
+}
+
+/*
+ * CPU 1: delete keys in the batch's @order, each the next at or past its
+ * front (the keys it returned and those deleted here are behind it),
+ * counting the deletes that took one.
+ */
+static int delete_side(struct batch_ctx *c, int side, const __u32 *order)
+{
+	struct batch_tally *t = c->t;
+	unsigned long long front;
+	__u32 i, key;
+
+	for (i = 0; i < BATCH_KEYS; i++) {
+		front = __atomic_load_n(&t->batched, __ATOMIC_SEQ_CST) + t->deleted;
+		if (i < front)
+			i = front < BATCH_KEYS ? front : BATCH_KEYS - 1;
+		key = order[i];
+		if (!bpf_map_delete_elem(c->fd, &key)) {
+			__atomic_or_fetch(&t->taken[key], 2, __ATOMIC_SEQ_CST);
+			t->deleted++;
+			continue;
+		}
+		SIDE_EXPECT(c->s, side, errno == ENOENT, "round %d: delete %u: %s", c->round, key,
+			    strerror(errno));
+	}
+	return 0;
+}
+
+static int batch_round_side(void *arg, int side)
+{
+	struct batch_ctx *c = arg;
+	__u32 order[BATCH_KEYS];
+
+	memcpy(order, c->t->order, sizeof(order));
+	if (!barrier(c->s, 2))
+		return -1;
+	return side ? delete_side(c, side, order) : batch_side(c, side);
+}
+
+static enum ktap_result batch_delete_vs_delete(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mopts, .map_flags = BPF_F_NO_PREALLOC);
+	unsigned long long met = 0, batched = 0, deleted = 0;
+	struct batch_ctx c = { 0 };
+	static struct batch_value v;
+	const char *err = NULL;
+	__u32 key;
+	bool ok = true;
+
+	if (!two_cpus("a batch on one CPU, deletes on the other"))
+		return KTAP_SKIP;
+	c.s = shared_new();
+	c.t = mmap(NULL, sizeof(*c.t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	KTAP_EXPECT(c.s && c.t != MAP_FAILED, "mmap: %s", strerror(errno));
+	c.fd = bpf_map_create(BPF_MAP_TYPE_HASH, "kit_batch", sizeof(__u32), sizeof(v),
+			      BATCH_KEYS, &mopts);
+	KTAP_EXPECT(c.fd >= 0, "create a no-prealloc hash of %d: %s", BATCH_KEYS, strerror(errno));
+
+	for (c.round = 0; ok && c.round <= BATCH_ROUNDS; c.round++) {
+		pid_t pids[2] = { -1, -1 };
+		int i;
+
+		memset(c.t->taken, 0, sizeof(c.t->taken));
+		c.t->batched = c.t->deleted = 0;
+		for (key = 0; key < BATCH_KEYS; key++) {
+			batch_fill(&v, key, c.round);
+			KTAP_EXPECT(!bpf_map_update_elem(c.fd, &key, &v, BPF_NOEXIST),
+				    "round %d: insert %u: %s", c.round, key, strerror(errno));
+		}
+		if (!c.round) {
+			/* The batch alone: the order of the buckets. */
+			ok = !batch_side(&c, 0);
+		} else {
+			for (i = 0; i < 2; i++)
+				pids[i] = side_start(c.s, i, i, batch_round_side, &c);
+			for (i = 0; i < 2; i++)
+				ok &= side_wait(pids[i]);
+		}
+		err = first_failure(c.s);
+		if (!ok || err)
+			break;
+		for (key = 0; key < BATCH_KEYS; key++)
+			KTAP_EXPECT(c.t->taken[key] == 1 || c.t->taken[key] == 2,
+				    "round %d: key %u was %s", c.round, key,
+				    c.t->taken[key] ? "returned by the batch and deleted on CPU 1 too" :
+						      "neither returned by the batch nor deleted on CPU 1");
+		KTAP_EXPECT(!c.t->wrong,
+			    "round %d: the batch returned %llu values not of their key; first: key %u read {key %llu, round %llu, sum %#llx}",
+			    c.round, c.t->wrong, c.t->first_wrong_key, c.t->first_wrong.key,
+			    c.t->first_wrong.round, c.t->first_wrong.sum);
+		KTAP_EXPECT(bpf_map_get_next_key(c.fd, NULL, &key) && errno == ENOENT,
+			    "round %d: key %u still in the map after both walks", c.round, key);
+		if (!c.round)
+			continue;
+		met += c.t->batched && c.t->deleted;
+		batched += c.t->batched;
+		deleted += c.t->deleted;
+	}
+	close(c.fd);
+	KTAP_EXPECT(ok && !err, "%s", err ?: "a side failed");
+	ktap_diag("%d rounds of %d keys: %llu returned by the batch on CPU 0, %llu deleted on CPU 1, each exactly once; both sides took keys in %llu rounds",
+		  BATCH_ROUNDS, BATCH_KEYS, batched, deleted, met);
+	KTAP_EXPECT(met, "in no round did both CPUs take keys: the walks never met");
+	return KTAP_PASS;
+}
+
+static const struct ktap_case cases[] = {
+	{ "batch_delete_vs_delete", batch_delete_vs_delete },
+};
+
+KTAP_SUITE_MAIN("htab_iter", cases)
