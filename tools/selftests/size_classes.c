@@ -26,6 +26,23 @@
  * program can reach uses on 6.1 or 6.12 (its users are kfuncs: bpf_obj_new,
  * dynptrs): those edges are not tested here.
  *
+ * A per-cpu hash's unit is the same 72 bytes whatever its value size:
+ * its edges are the per-cpu area's instead.  The per-cpu bpf_mem_alloc
+ * (bpf_mem_alloc_init(&htab->pcpu_ma, round_up(value_size, 8), true))
+ * hands out areas of round_up(value_size, 8) bytes from the percpu
+ * allocator, whose granule is 4 bytes (PCPU_MIN_ALLOC_SIZE), and the
+ * syscall path copies round_up(value_size, 8) bytes a CPU in and out
+ * (6.1's pcpu_copy_value() writes them, every base's lookup reads them).
+ * So the sizes that tell a rounded area from an unrounded one are those
+ * 1-7 bytes under a multiple of 8, 4 under above all (an area the
+ * granule does not round up either): an area cut at value_size lets the
+ * copy-in overwrite the next area's first bytes, or the copy-out read
+ * them into the padding of the caller's buffer, which must read back as
+ * the zeroes written there.  pcpu_sizes[] holds those sizes and the
+ * multiples of 8 beside them, from a lone word to a page, and the case
+ * checks the limit too: round_up(value_size, 8) up to
+ * PCPU_MIN_UNIT_SIZE (32 KiB) is a map, one byte more is -E2BIG.
+ *
  * Each map of NR_KEYS elements goes through rounds: fill (a burst of
  * allocations), check every value, delete every other key (a burst of
  * frees), check the rest, fill again, check all, delete all, pause for
@@ -52,6 +69,8 @@
 #define ROUNDS		3
 
 static const unsigned int classes[] = { 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192 };
+static const unsigned int pcpu_sizes[] = { 4, 7, 8, 9, 12, 60, 64, 252, 256, 508, 512, 4092, 4096 };
+#define PCPU_LIMIT	32768	/* PCPU_MIN_UNIT_SIZE */
 
 static unsigned int ncpus;
 static unsigned int nr_keys;	/* of the map being tested */
@@ -83,6 +102,7 @@ static void make_value(unsigned char *v, __u32 key, unsigned int value_size, boo
 {
 	unsigned int cpu, i, n = percpu ? ncpus : 1;
 
+	memset(v, 0, stride(value_size, percpu) * n);
 	for (cpu = 0; cpu < n; cpu++)
 		for (i = 0; i < value_size; i++)
 			v[cpu * stride(value_size, percpu) + i] = pat(key, i, round, cpu);
@@ -114,13 +134,14 @@ static int check_keys(int fd, const struct edge *e, __u32 start, __u32 step, uns
 		for (cpu = 0; cpu < (e->percpu ? ncpus : 1); cpu++) {
 			size_t off = cpu * stride(e->value_size, e->percpu);
 
-			for (i = 0; i < e->value_size; i++) {
+			for (i = 0; i < stride(e->value_size, e->percpu); i++) {
 				if (got[off + i] == buf[off + i])
 					continue;
 				ktap_diag("value %u (%s, unit %u), round %u step %d: key %u cpu %u "
-					  "byte %u of %u is 0x%02x, not 0x%02x", e->value_size, e->what,
+					  "byte %u of %u%s is 0x%02x, not 0x%02x", e->value_size, e->what,
 					  unit_of(e->value_size, e->percpu), round, phase, key, cpu, i,
-					  e->value_size, got[off + i], buf[off + i]);
+					  e->value_size, i < e->value_size ? "" : " (padding)",
+					  got[off + i], buf[off + i]);
 				return -1;
 			}
 		}
@@ -201,59 +222,97 @@ static int one_edge(const struct edge *e)
 	return err ? -1 : 0;
 }
 
-static enum ktap_result class_edges(bool percpu)
+static int alloc_bufs(void)
 {
-	unsigned int c, j, tested = 0;
-	int ret;
+	int ret = libbpf_num_possible_cpus();
 
-	ret = libbpf_num_possible_cpus();
-	KTAP_EXPECT(ret > 0, "libbpf_num_possible_cpus: %d", ret);
+	if (ret <= 0)
+		return -1;
 	ncpus = ret;
 	enomem_retries = 0;
 	buf = malloc(8192 * ncpus);
 	got = malloc(8192 * ncpus);
-	KTAP_EXPECT(buf && got, "no memory");
+	return buf && got ? 0 : -1;
+}
 
+static void free_bufs(void)
+{
+	free(buf);
+	free(got);
+}
+
+static enum ktap_result plain_edges(void)
+{
+	unsigned int c, j, tested = 0;
+
+	KTAP_EXPECT(!alloc_bufs(), "no memory, or no possible CPUs");
 	for (c = 0; c < ARRAY_SIZE(classes); c++) {
 		unsigned int C = classes[c];
 		/* unit C - 8; unit C (value one under the rounding, and on it); unit C + 8 */
 		int deltas[] = { -72, -65, -64, -63 };
 
 		for (j = 0; j < ARRAY_SIZE(deltas); j++) {
-			struct edge e = {
-				.value_size = C + deltas[j],
-				.percpu = percpu,
-				.what = percpu ? "per-cpu" : "plain",
-			};
+			struct edge e = { .value_size = C + deltas[j], .what = "plain" };
 
 			if (one_edge(&e)) {
-				free(buf);
-				free(got);
+				free_bufs();
 				KTAP_EXPECT(0, "value size %u (unit %u, kmalloc class %u edge) lost "
 					    "its pattern or failed (see above)", e.value_size,
-					    unit_of(e.value_size, percpu), C);
+					    unit_of(e.value_size, false), C);
 			}
 			tested++;
 		}
 	}
-	free(buf);
-	free(got);
-	ktap_diag("%s: %u value sizes at the edges of %zu kmalloc classes, %d elements each "
+	free_bufs();
+	ktap_diag("hash: %u value sizes at the edges of %zu kmalloc classes, %d elements each "
 		  "(%d above 1024 bytes), %d rounds: every byte read back; %lu inserts retried "
-		  "after -ENOMEM", percpu ? "per-cpu hash" : "hash", tested,
-		  ARRAY_SIZE(classes), NR_KEYS, NR_KEYS_LARGE, ROUNDS,
+		  "after -ENOMEM", tested, ARRAY_SIZE(classes), NR_KEYS, NR_KEYS_LARGE, ROUNDS,
 		  enomem_retries);
 	return KTAP_PASS;
 }
 
-static enum ktap_result plain_edges(void)
+/* A per-cpu hash of @value_size: its fd (closed), or -errno. */
+static int pcpu_create(unsigned int value_size)
 {
-	return class_edges(false);
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "kit_edge", KEY_SIZE, value_size, 1,
+				&opts);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }
 
 static enum ktap_result percpu_edges(void)
 {
-	return class_edges(true);
+	unsigned int j;
+	int err;
+
+	err = pcpu_create(PCPU_LIMIT);
+	KTAP_EXPECT(!err, "a per-cpu hash of %d-byte values (PCPU_MIN_UNIT_SIZE): %s",
+		    PCPU_LIMIT, strerror(-err));
+	err = pcpu_create(PCPU_LIMIT + 1);
+	KTAP_EXPECT(err == -E2BIG, "a per-cpu hash of %d-byte values, past PCPU_MIN_UNIT_SIZE: "
+		    "%s, not E2BIG", PCPU_LIMIT + 1, err ? strerror(-err) : "created");
+
+	KTAP_EXPECT(!alloc_bufs(), "no memory, or no possible CPUs");
+	for (j = 0; j < ARRAY_SIZE(pcpu_sizes); j++) {
+		struct edge e = { .value_size = pcpu_sizes[j], .percpu = true, .what = "per-cpu" };
+
+		if (one_edge(&e)) {
+			free_bufs();
+			KTAP_EXPECT(0, "value size %u (a per-cpu area of %u bytes) lost its pattern "
+				    "or failed (see above)", e.value_size, (e.value_size + 7) & ~7u);
+		}
+	}
+	free_bufs();
+	ktap_diag("per-cpu hash: %zu value sizes around multiples of 8, %d elements each, %d "
+		  "rounds: every byte of every CPU's copy read back, padding 0; %d-byte values "
+		  "a map, %d-byte ones E2BIG; %lu inserts retried after -ENOMEM",
+		  ARRAY_SIZE(pcpu_sizes), NR_KEYS, ROUNDS, PCPU_LIMIT, PCPU_LIMIT + 1,
+		  enomem_retries);
+	return KTAP_PASS;
 }
 
 static const struct ktap_case cases[] = {
