@@ -16,26 +16,14 @@
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 
+#include "kit_loop.h"
+
 char LICENSE[] SEC("license") = "GPL";
 
 #define CLOCK_MONOTONIC		1
 #ifndef BPF_F_TIMER_CPU_PIN
 #define BPF_F_TIMER_CPU_PIN	(1ULL << 1)
 #endif
-
-/* See smp.bpf.c: a loop bounded by the verifier at run time (may_goto). */
-#define kit_can_loop							\
-	({								\
-		__label__ l_stop, l_go;					\
-		int go = 1;						\
-		asm volatile goto("1: .byte 0xe5, 0\n\t"		\
-				  ".long ((%l[l_stop] - 1b - 8) / 8) & 0xffff\n\t" \
-				  ".short 0"				\
-				  :::: l_stop);				\
-		goto l_go;						\
-l_stop:	go = 0;								\
-l_go:	go;								\
-	})
 
 struct tval {
 	struct bpf_timer timer;

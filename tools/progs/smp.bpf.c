@@ -9,33 +9,11 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "kit_loop.h"
 #include "smp.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-/*
- * "while (kit_can_loop)": a loop the verifier bounds at run time
- * (may_goto, BPF_JMP | BPF_JCOND with src_reg BPF_MAY_GOTO: at most
- * BPF_MAX_LOOPS, 8M, taken per program run) instead of unrolling it,
- * so one program run can last long enough to span another CPU's
- * syscalls.  ARCH=um has no JIT, hence neither bpf_loop() (a callback)
- * nor the open-coded iterators (kfuncs).  clang 14 has no may_goto
- * mnemonic, so the instruction is emitted as data; its BPF assembler
- * places a 2-byte data fixup off its field, so the 16-bit jump offset
- * is written as the low half of a 4-byte one.
- */
-#define kit_can_loop							\
-	({								\
-		__label__ l_stop, l_go;					\
-		int go = 1;						\
-		asm volatile goto("1: .byte 0xe5, 0\n\t"		\
-				  ".long ((%l[l_stop] - 1b - 8) / 8) & 0xffff\n\t" \
-				  ".short 0"				\
-				  :::: l_stop);				\
-		goto l_go;						\
-l_stop:	go = 0;								\
-l_go:	go;								\
-	})
 
 #define ENOMEM_		12
 #define EEXIST_		17

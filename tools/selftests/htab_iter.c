@@ -77,10 +77,10 @@ static void batch_fill(struct batch_value *v, __u32 key, int round)
 /* CPU 0: take the whole map with BPF_MAP_LOOKUP_AND_DELETE_BATCH. */
 static int batch_side(struct batch_ctx *c, int side)
 {
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	static struct batch_value vals[BATCH_COUNT];
 	__u32 keys[BATCH_COUNT], out_batch, in_batch;
 	struct batch_value want;
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	struct batch_tally *t = c->t;
 	bool first = true;
 	__u32 i, n;

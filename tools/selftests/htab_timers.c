@@ -82,10 +82,11 @@ static __u64 load_u64(volatile __u64 *p)
 }
 
 /* SEC("tc") programs: a test run needs a frame of at least ETH_HLEN. */
+static const char tc_pkt[64];
+
 static int tc_run(struct bpf_program *prog)
 {
-	char pkt[64] = { 0 };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt),
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = tc_pkt, .data_size_in = sizeof(tc_pkt),
 		    .repeat = 1);
 
 	return bpf_prog_test_run_opts(bpf_program__fd(prog), &o) ? -errno : 0;
