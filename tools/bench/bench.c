@@ -49,6 +49,7 @@
 #include "htab_util.h"
 #include "ktap.h"
 #include "memcg.h"
+#include "../progs/bench_run.h"
 
 #define MAX_SAMPLES	3600
 #define MAX_LATENCIES	262144	/* timings kept per operation (2 MiB of doubles) */
@@ -167,14 +168,23 @@ int bench_repeat(void)
 
 int bench_test_run(struct bpf_program *prog, __u32 producer, int repeat)
 {
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = repeat);
 	__u32 pkt[16] = { producer };	/* little-endian, as the programs read it */
-	int err = xdp_test_run(prog, pkt, sizeof(pkt), repeat, NULL);
+	int err;
+
+	opts.data_in = pkt;
+	opts.data_size_in = sizeof(pkt);
+	err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts) ? -errno : 0;
 
 	if (err)
-		bench_fail("test run of %s failed", bpf_program__name(prog));
-	else if (producer < BENCH_MAX_PRODUCERS)
+		bench_fail("test run of %s failed: %s", bpf_program__name(prog), strerror(-err));
+	else if (opts.retval != BENCH_DONE)
+		bench_fail("%s returned %u, not BENCH_DONE", bpf_program__name(prog), opts.retval);
+	if (err || opts.retval != BENCH_DONE)
+		return err ?: -EINVAL;
+	if (producer < BENCH_MAX_PRODUCERS)
 		cur.runs[producer] += repeat;
-	return err;
+	return 0;
 }
 
 __u64 bench_runs(int first, int step)

@@ -4,7 +4,7 @@
  * tools/testing/selftests/bpf/bench.c: a benchmark is a table of
  * callbacks (validate, setup, producer, measure, check, teardown) and
  * its data; the runner owns the producer threads and, for a workload
- * that runs one XDP program, their loop and the count of its runs, the memory cgroup the benchmark runs
+ * that runs one tc program, their loop and the count of its runs, the memory cgroup the benchmark runs
  * in, warm-up (-w), duration (-d), sampling (one sample a second) and
  * reporting: human-readable lines, one JSON document per benchmark
  * between marker lines, and a KTAP result per benchmark that fails only
@@ -69,7 +69,7 @@ struct bench {
 	/* Maps and programs, in the benchmark's memory cgroup; 0 or -errno. */
 	int (*setup)(void);
 	/*
-	 * The XDP program of producer @id.  The runner's producers run it,
+	 * The program of producer @id.  The runner's producers run it,
 	 * bench_repeat() runs per BPF_PROG_TEST_RUN, until they are told to
 	 * stop, and count the runs (bench_runs()): a workload that only runs
 	 * its program gives this, and no produce().
@@ -102,7 +102,7 @@ void bench_check(bool ok, const char *name, const char *fmt, ...)
 void bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Run XDP @prog @repeat times with BPF_PROG_TEST_RUN on a packet whose
+ * Run tc @prog @repeat times with BPF_PROG_TEST_RUN on a packet whose
  * first 4 bytes are @producer (the programs take their key range from
  * it), and count the runs as @producer's (bench_runs()); 0, or -errno
  * after bench_fail().  Each producer calls it with its own number.

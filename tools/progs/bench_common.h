@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the benchmarks' XDP programs share (tools/progs/bench_*.bpf.c). */
+/* What the benchmarks' programs share (tools/progs/bench_*.bpf.c). */
 #ifndef KIT_BENCH_COMMON_H
 #define KIT_BENCH_COMMON_H
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "bench_run.h"
+
+
 /*
  * The producer's number, little-endian in the packet's first 4 bytes.
- * Read byte by byte: XDP data is not 4-byte aligned (NET_IP_ALIGN) and
- * UML has no efficient unaligned access, so the verifier refuses a u32
- * load there.
+ * Read byte by byte: packet data need not be 4-byte aligned and UML has
+ * no efficient unaligned access, so the verifier refuses a u32 load
+ * there.
  */
-static __always_inline int producer_of(struct xdp_md *ctx, __u32 *id)
+static __always_inline int producer_of(struct __sk_buff *ctx, __u32 *id)
 {
 	__u8 *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;

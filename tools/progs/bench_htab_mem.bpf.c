@@ -3,7 +3,7 @@
  * The htab-mem workloads of tools/bench (upstream: the kernel's
  * tools/testing/selftests/bpf/progs/htab_mem_bench.c), with the same map
  * operations per program run.  Differences forced by UML 6.1: the
- * programs are XDP programs run by BPF_PROG_TEST_RUN with repeat, not
+ * programs are tc programs run by BPF_PROG_TEST_RUN with repeat, not
  * attached to a syscall tracepoint (there are none), and the 64
  * operations are a bounded loop, not bpf_loop() (no JIT, no callbacks).
  * Upstream takes a producer's key range from its CPU; here the producer's
@@ -64,42 +64,42 @@ static __always_inline void delete_batch(__u32 from, __u32 step)
 }
 
 /* No map operation: the cost of a run itself, the other workloads' floor. */
-SEC("xdp")
-int no_op(struct xdp_md *ctx)
+SEC("tc")
+int no_op(struct __sk_buff *ctx)
 {
 	__u32 id;
 
 	if (producer_of(ctx, &id))
-		return XDP_ABORTED;
+		return BENCH_FAILED;
 	__sync_fetch_and_add(&op_cnt, 1);
-	return XDP_PASS;
+	return BENCH_DONE;
 }
 
 /* 64 BPF_ANY updates of the producer's keys: each frees the old element. */
-SEC("xdp")
-int overwrite(struct xdp_md *ctx)
+SEC("tc")
+int overwrite(struct __sk_buff *ctx)
 {
 	__u32 id;
 
 	if (producer_of(ctx, &id))
-		return XDP_ABORTED;
+		return BENCH_FAILED;
 	write_batch(id, nr_thread, BPF_ANY);
 	__sync_fetch_and_add(&op_cnt, 1);
-	return XDP_PASS;
+	return BENCH_DONE;
 }
 
 /* 64 adds, then 64 deletes of the same keys: two iterations. */
-SEC("xdp")
-int batch_add_batch_del(struct xdp_md *ctx)
+SEC("tc")
+int batch_add_batch_del(struct __sk_buff *ctx)
 {
 	__u32 id;
 
 	if (producer_of(ctx, &id))
-		return XDP_ABORTED;
+		return BENCH_FAILED;
 	write_batch(id, nr_thread, BPF_ANY);
 	delete_batch(id, nr_thread);
 	__sync_fetch_and_add(&op_cnt, 2);
-	return XDP_PASS;
+	return BENCH_DONE;
 }
 
 /*
@@ -107,26 +107,26 @@ int batch_add_batch_del(struct xdp_md *ctx)
  * key range of pair k, so elements are freed on another CPU than the one
  * that allocated them.
  */
-SEC("xdp")
-int add_only(struct xdp_md *ctx)
+SEC("tc")
+int add_only(struct __sk_buff *ctx)
 {
 	__u32 id;
 
 	if (producer_of(ctx, &id))
-		return XDP_ABORTED;
+		return BENCH_FAILED;
 	write_batch(id / 2, nr_thread / 2, BPF_NOEXIST);
 	__sync_fetch_and_add(&op_cnt, 1);
-	return XDP_PASS;
+	return BENCH_DONE;
 }
 
-SEC("xdp")
-int del_only(struct xdp_md *ctx)
+SEC("tc")
+int del_only(struct __sk_buff *ctx)
 {
 	__u32 id;
 
 	if (producer_of(ctx, &id))
-		return XDP_ABORTED;
+		return BENCH_FAILED;
 	delete_batch(id / 2, nr_thread / 2);
 	__sync_fetch_and_add(&op_cnt, 1);
-	return XDP_PASS;
+	return BENCH_DONE;
 }

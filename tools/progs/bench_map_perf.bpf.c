@@ -14,7 +14,7 @@
  *    on every CPU's freelist and fails with -E2BIG.
  *
  * Upstream attaches them to syscalls with kprobes or fentry; UML 6.1 has
- * neither, so these are XDP programs run by BPF_PROG_TEST_RUN, one
+ * neither, so these are tc programs run by BPF_PROG_TEST_RUN, one
  * program run being one upstream event (map_perf_test) or FULL_BATCH of
  * them (full_update, which upstream loops with bpf_loop()).  The key is
  * the producer's number from the first 4 bytes of the test packet
@@ -49,8 +49,8 @@ __u64 delete_err;
 __u64 full_e2big;
 __u64 full_other;
 
-SEC("xdp")
-int stress_hmap(struct xdp_md *ctx)
+SEC("tc")
+int stress_hmap(struct __sk_buff *ctx)
 {
 	long init_val = 1;
 	__u32 key;
@@ -58,7 +58,7 @@ int stress_hmap(struct xdp_md *ctx)
 	int i;
 
 	if (producer_of(ctx, &key))
-		return XDP_ABORTED;
+		return BENCH_FAILED;
 	for (i = 0; i < 10; i++) {
 		if (bpf_map_update_elem(&hash_map, &key, &init_val, BPF_ANY))
 			__sync_fetch_and_add(&update_err, 1);
@@ -69,11 +69,11 @@ int stress_hmap(struct xdp_md *ctx)
 			__sync_fetch_and_add(&delete_err, 1);
 	}
 	__sync_fetch_and_add(&events, 1);
-	return XDP_PASS;
+	return BENCH_DONE;
 }
 
-SEC("xdp")
-int full_update(struct xdp_md *ctx)
+SEC("tc")
+int full_update(struct __sk_buff *ctx)
 {
 	__u64 init_val = 1;
 	__u32 key;
@@ -81,7 +81,7 @@ int full_update(struct xdp_md *ctx)
 	int i;
 
 	if (producer_of(ctx, &key))
-		return XDP_ABORTED;
+		return BENCH_FAILED;
 	key += full_key_base;
 	for (i = 0; i < FULL_BATCH; i++) {
 		err = bpf_map_update_elem(&hash_map, &key, &init_val, BPF_ANY);
@@ -91,5 +91,5 @@ int full_update(struct xdp_md *ctx)
 			__sync_fetch_and_add(&full_other, 1);
 	}
 	__sync_fetch_and_add(&events, FULL_BATCH);
-	return XDP_PASS;
+	return BENCH_DONE;
 }

@@ -8,12 +8,11 @@
  * its plain ones (htab->ma): 64 inserts allocate, 64 deletes free.  As
  * upstream, the time spent allocating and freeing is measured inside the
  * program with bpf_ktime_get_ns(), so the alloc and free rates leave out
- * the cost of running the program.  XDP under BPF_PROG_TEST_RUN and a
+ * the cost of running the program.  tc under BPF_PROG_TEST_RUN and a
  * bounded loop, as in bench_htab_mem.bpf.c; the producer's number comes
  * in the first 4 bytes of the packet.
  */
-#include <linux/bpf.h>
-#include <bpf/bpf_helpers.h>
+#include "bench_common.h"
 
 #define OP_BATCH 64
 
@@ -39,18 +38,14 @@ __u64 free_ns;
 __u64 update_err;
 __u64 delete_err;
 
-SEC("xdp")
-int percpu_alloc_free(struct xdp_md *ctx)
+SEC("tc")
+int percpu_alloc_free(struct __sk_buff *ctx)
 {
-	__u8 *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
 	__u32 i, key, from, added = 0, deleted = 0;
 	__u64 t0, t1, t2;
 
-	/* Byte by byte: XDP data is not 4-byte aligned (bench_htab_mem.bpf.c). */
-	if ((void *)(data + 4) > data_end)
-		return XDP_ABORTED;
-	from = data[0] | data[1] << 8 | data[2] << 16 | (__u32)data[3] << 24;
+	if (producer_of(ctx, &from))
+		return BENCH_FAILED;
 
 	t0 = bpf_ktime_get_ns();
 	for (i = 0, key = from; i < OP_BATCH; i++, key += nr_thread) {
@@ -73,5 +68,5 @@ int percpu_alloc_free(struct xdp_md *ctx)
 	__sync_fetch_and_add(&free_cnt, deleted);
 	__sync_fetch_and_add(&free_ns, t2 - t1);
 	__sync_fetch_and_add(&op_cnt, 2);
-	return XDP_PASS;
+	return BENCH_DONE;
 }
