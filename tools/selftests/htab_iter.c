@@ -23,6 +23,23 @@
  * (BATCH_VALUE bytes): copying a bucket takes a while.  The case fails
  * too when no round had both sides take keys: then the walks never met
  * and it tested nothing.
+ *
+ * for_each_vs_churn: bpf_for_each_map_elem() over a BPF_F_NO_PREALLOC
+ * hash on CPU 0, whose callback deletes every other key it visits, while
+ * a program on CPU 1 inserts and deletes other keys of the same map.
+ * bpf_for_each_hash_elem() walks each bucket under RCU, without its lock,
+ * and the callback may delete the element it stands on: the walk goes
+ * on through that element's next pointer.  That holds only while no
+ * element unlinked during the walk is handed out again before the walk
+ * ends, which an allocator that waits for a grace period before reuse
+ * promises (the walk is one program run, one RCU read-side section).  A
+ * reused element is linked into another bucket, and a walk standing on
+ * it goes on there: it visits that bucket's keys again and leaves the
+ * rest of its own.  So every key that the other CPU does not touch is
+ * visited exactly once, with its own value, and the callback's deletes
+ * all succeed.  ITER_WALKS walks, the deleted keys inserted again
+ * between them; the case fails too when no walk met a churn element.  A
+ * callback needs a JIT: without one the case skips.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +52,9 @@
 
 #include "ktap.h"
 #include "sides.h"
+#include "sysfs.h"
+#include "../progs/htab_iter.h"
+#include "htab_iter.skel.h"
 
 #define BATCH_ROUNDS	30
 #define BATCH_KEYS	256
@@ -219,8 +239,142 @@ static enum ktap_result batch_delete_vs_delete(void)
 	return KTAP_PASS;
 }
 
+/* --- for_each_vs_churn --------------------------------------------------- */
+
+#define ITER_WALKS	400
+
+static const char tc_pkt[64];
+
+static int tc_run(struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = tc_pkt, .data_size_in = sizeof(tc_pkt),
+		    .repeat = 1);
+
+	return bpf_prog_test_run_opts(bpf_program__fd(prog), &o) ? -errno : 0;
+}
+
+struct iter_ctx {
+	struct shared *s;
+	struct htab_iter *skel;
+	int fd;
+};
+
+static int iter_insert(int fd, __u32 key)
+{
+	struct iter_value v = { .key = key, .salt = ITER_SALT };
+
+	return bpf_map_update_elem(fd, &key, &v, BPF_NOEXIST) ? -errno : 0;
+}
+
+/* CPU 1: churn until the walker is done. */
+static int churn_side(struct iter_ctx *c, int side)
+{
+	while (!__atomic_load_n(&c->s->sync[0], __ATOMIC_SEQ_CST)) {
+		int err = tc_run(c->skel->progs.churn);
+
+		SIDE_EXPECT(c->s, side, !err, "churn run: %s", strerror(-err));
+	}
+	return 0;
+}
+
+/* CPU 0: ITER_WALKS walks, each checked. */
+static int walk_side(struct iter_ctx *c, int side)
+{
+	struct htab_iter__bss *b = c->skel->bss;
+	unsigned long long met = 0;
+	__u32 key, w;
+	int err;
+
+	for (w = 1; w <= ITER_WALKS; w++) {
+		memset(b->visits, 0, sizeof(b->visits));
+		b->wrong = b->own_deletes = b->own_delete_err = b->churn_seen = 0;
+		err = tc_run(c->skel->progs.walk);
+		SIDE_EXPECT(c->s, side, !err, "walk %u: %s", w, strerror(-err));
+		SIDE_EXPECT(c->s, side, !b->wrong,
+			    "walk %u: %llu stable elements read with another key's value; first: key %u read {key %llu, salt %#llx}",
+			    w, (unsigned long long)b->wrong, b->first_wrong_key,
+			    (unsigned long long)b->first_wrong_value.key,
+			    (unsigned long long)b->first_wrong_value.salt);
+		for (key = 0; key < ITER_STABLE; key++)
+			SIDE_EXPECT(c->s, side, b->visits[key] == 1,
+				    "walk %u: stable key %u visited %u times, not once (%llu churn elements met)",
+				    w, key, b->visits[key], (unsigned long long)b->churn_seen);
+		SIDE_EXPECT(c->s, side, b->own_deletes == ITER_STABLE / 2 && !b->own_delete_err,
+			    "walk %u: the callback deleted %llu of %d keys, %llu deletes failed", w,
+			    (unsigned long long)b->own_deletes, ITER_STABLE / 2,
+			    (unsigned long long)b->own_delete_err);
+		met += b->churn_seen > 0;
+		/* The callback's deletes undone for the next walk. */
+		for (key = 0; key < ITER_STABLE; key += 2) {
+			err = iter_insert(c->fd, key);
+			SIDE_EXPECT(c->s, side, !err, "walk %u: insert %u again: %s", w, key,
+				    strerror(-err));
+		}
+	}
+	c->s->count[side][0] = met;
+	return 0;
+}
+
+static int iter_side(void *arg, int side)
+{
+	struct iter_ctx *c = arg;
+	int err;
+
+	if (!barrier(c->s, 2))
+		return -1;
+	if (side)
+		return churn_side(c, side);
+	err = walk_side(c, side);
+	__atomic_store_n(&c->s->sync[0], 1, __ATOMIC_SEQ_CST);
+	return err;
+}
+
+static enum ktap_result for_each_vs_churn(void)
+{
+	struct iter_ctx c = { 0 };
+	unsigned long long churn_ops, churn_err;
+	const char *err = NULL;
+	pid_t pids[2];
+	bool ok = true;
+	__u32 key;
+	int i;
+
+	if (!two_cpus("a walk on one CPU, inserts and deletes on the other"))
+		return KTAP_SKIP;
+	if (sysfs_read_ll("/proc/sys/net/core/bpf_jit_enable") <= 0) {
+		ktap_skip_reason("bpf_for_each_map_elem() takes a callback, which the interpreter refuses: no BPF JIT on this kernel");
+		return KTAP_SKIP;
+	}
+	c.s = shared_new();
+	KTAP_EXPECT(c.s, "mmap: %s", strerror(errno));
+	c.skel = htab_iter__open_and_load();
+	KTAP_EXPECT(c.skel, "cannot load tools/progs/htab_iter.bpf.c: %s", strerror(errno));
+	c.fd = bpf_map__fd(c.skel->maps.walked);
+	for (key = 0; key < ITER_STABLE; key++)
+		if (iter_insert(c.fd, key)) {
+			htab_iter__destroy(c.skel);
+			KTAP_EXPECT(0, "insert %u: %s", key, strerror(errno));
+		}
+	for (i = 0; i < 2; i++)
+		pids[i] = side_start(c.s, i, i, iter_side, &c);
+	for (i = 0; i < 2; i++)
+		ok &= side_wait(pids[i]);
+	err = first_failure(c.s);
+	churn_ops = c.skel->bss->churn_ops;
+	churn_err = c.skel->bss->churn_err;
+	htab_iter__destroy(c.skel);
+	KTAP_EXPECT(ok && !err, "%s", err ?: "a side failed");
+	ktap_diag("%d walks of %d stable keys, each visited once with its value, the callback deleting every other one; %llu inserts and deletes of churn keys on CPU 1 meanwhile; %llu walks met churn elements",
+		  ITER_WALKS, ITER_STABLE, churn_ops, c.s->count[0][0]);
+	KTAP_EXPECT(!churn_err, "%llu of the churn's %llu inserts and deletes failed", churn_err,
+		    churn_ops);
+	KTAP_EXPECT(c.s->count[0][0], "no walk met a churn element: the walks tested nothing");
+	return KTAP_PASS;
+}
+
 static const struct ktap_case cases[] = {
 	{ "batch_delete_vs_delete", batch_delete_vs_delete },
+	{ "for_each_vs_churn", for_each_vs_churn },
 };
 
 KTAP_SUITE_MAIN("htab_iter", cases)
