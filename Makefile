@@ -268,7 +268,18 @@ include scripts/check.mk
 # --- running ----------------------------------------------------------------
 
 # A flavor may need boot arguments too (uml/configs/<flavor>.cmdline).
-FLAVOR_ARGS := $(shell sed 's/#.*//' $(wildcard uml/configs/$(FLAVOR).cmdline) /dev/null)
+# NCPUS=N boots N CPUs (ncpus=N) where the base's UML runs SMP, up to its
+# max_cpus (kernel/bases/<base>: CONFIG_NR_CPUS); unset, the kernel's own
+# number (CONFIG_UML_NCPUS on 7.2, one elsewhere).
+NCPUS ?=
+MAX_CPUS := $(or $(call base_key,max_cpus,$(BASE)),1)
+ifneq ($(NCPUS),)
+ifneq ($(shell [ "$(NCPUS)" -ge 1 ] 2>/dev/null && [ "$(NCPUS)" -le $(MAX_CPUS) ] && echo ok),ok)
+$(error NCPUS=$(NCPUS): $(if $(filter 1,$(MAX_CPUS)),base $(BASE)'s ARCH=um runs one CPU (no max_cpus in kernel/bases/$(BASE)); leave NCPUS unset or use BASE=7.2,base $(BASE) boots 1 to $(MAX_CPUS) CPUs (kernel/bases/$(BASE): max_cpus); give NCPUS in that range))
+endif
+endif
+FLAVOR_ARGS := $(shell sed 's/#.*//' $(wildcard uml/configs/$(FLAVOR).cmdline) /dev/null) \
+	$(if $(NCPUS),ncpus=$(NCPUS))
 # Who the run is, for the judge: each key apart, never a suffix of a name.
 # A mutant is judged as the variant it breaks (its series' include): what
 # that variant is expected to fail it may fail, and what it is expected
@@ -424,4 +435,5 @@ help:
 	@echo '  UPSTREAM_TIMEOUT=$(UPSTREAM_TIMEOUT) seconds before make selftests-upstream'"'"'s guest is killed'
 	@echo '  BREAK=<funcs>         gdb/attach breakpoints (default: the variant'"'"'s kernel/patches/<base>/<variant>/break, here $(BREAK); those the kernel has)'
 	@echo '  KARGS=<args>          make gdb: more kernel arguments, e.g. fail_bpf_reuse_batch=1,100,0,-1'
+	@echo '  NCPUS=<n>             boot n CPUs (ncpus=n; run, bench, gdb) on a base whose UML runs SMP (7.2: up to 8)'
 	@$(MAKE) -s --no-print-directory bench-help-variables

@@ -7,7 +7,7 @@
  * A timer is armed only with a callback (bpf_timer_start() of a timer
  * without one is -EINVAL), and the interpreter refuses callbacks
  * ("callbacks are not allowed in non-JITed programs"): the programs load
- * only on a kernel with a BPF JIT (7.2's jit flavor).  They are
+ * only on a kernel with a BPF JIT (7.2's, but for its interp flavor).  They are
  * SEC("tc"), not XDP: with a JIT every XDP test run rewrites the XDP
  * dispatcher under stop_machine(), which would wait for a callback
  * running on the other CPU and so serialise what the cases overlap.

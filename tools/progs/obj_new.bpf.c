@@ -16,7 +16,7 @@
  * while stashed, shows another owner's stamp.
  *
  * kfunc calls need a JIT and kernel BTF: the programs load only on 7.2's
- * jit flavor, and the cases skip elsewhere before opening them.  They
+ * default flavor, and the cases skip elsewhere before opening them.  They
  * are SEC("tc") for the reason tools/progs/htab_timers.bpf.c gives (a
  * JITed XDP test run rewrites the dispatcher under stop_machine()).
  *

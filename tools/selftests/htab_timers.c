@@ -24,9 +24,8 @@
  * must fire within that window, or the window proved nothing.
  *
  * A timer is armed only with a callback, which only a JIT can run: the
- * cases skip on a kernel without one (7.2's default, debug, kasan and
- * preempt flavors) and run on 7.2's jit flavor; on 6.1 and 6.12 (one
- * CPU) they skip first for that.
+ * cases run on every 7.2 flavor but interp (the interpreter) and skip
+ * there; on 6.1 and 6.12 (one CPU) they skip first for that.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -122,7 +121,7 @@ static bool can_arm(const char *what)
 	if (!two_cpus(what))
 		return false;
 	if (sysfs_read_ll("/proc/sys/net/core/bpf_jit_enable") <= 0) {
-		ktap_skip_reason("armed timers need a BPF callback, which the interpreter refuses: no BPF JIT on this kernel (FLAVOR=jit runs them)");
+		ktap_skip_reason("armed timers need a BPF callback, which the interpreter refuses: no BPF JIT on this kernel");
 		return false;
 	}
 	return true;

@@ -26,7 +26,7 @@ static const struct htab_params params = {
 /*
  * Say how the program runs: JIT-compiled (its tag and the size of its
  * image) or interpreted, with the kernel's bpf_jit_enable, so that a run
- * on the jit flavor shows it ran what it compiled.
+ * with the JIT (7.2 but its interp flavor) shows it ran what it compiled.
  */
 static void show_jit(struct bpf_program *prog)
 {

@@ -17,7 +17,7 @@
  * its neighbours in the slab and shows another owner's stamp.
  *
  * kfunc calls need the JIT (and kernel BTF to resolve them): the cases
- * run on 7.2's jit flavor and skip on every kernel without one.
+ * run on 7.2's default flavor and skip on every kernel without both.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,9 +39,12 @@
 
 static bool can_call_kfuncs(void)
 {
-	if (sysfs_read_ll("/proc/sys/net/core/bpf_jit_enable") <= 0 ||
-	    access("/sys/kernel/btf/vmlinux", R_OK)) {
-		ktap_skip_reason("bpf_obj_new() and the other kfuncs need a BPF JIT and kernel BTF: no BPF JIT on this kernel (FLAVOR=jit runs them)");
+	if (sysfs_read_ll("/proc/sys/net/core/bpf_jit_enable") <= 0) {
+		ktap_skip_reason("bpf_obj_new() and the other kfuncs need a BPF JIT and kernel BTF: no BPF JIT on this kernel");
+		return false;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		ktap_skip_reason("bpf_obj_new() and the other kfuncs need a BPF JIT and kernel BTF: no kernel BTF on this kernel");
 		return false;
 	}
 	return true;

@@ -72,7 +72,7 @@ static double now_ms(void)
 #define HOLD_RUNS	30
 /*
  * The reader's section must outlast the churn, in one program run: with
- * a JIT (x86, the 7.2 jit flavor) may_goto ends a loop after a quarter
+ * a JIT (x86, 7.2 but its interp flavor) may_goto ends a loop after a quarter
  * of a second (bpf_check_timed_may_goto(), kernel/bpf/core.c), so the
  * churn takes 150 ms, still several grace periods (Tree RCU on UML ends
  * one in a few 10 ms ticks).
