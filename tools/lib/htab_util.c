@@ -60,6 +60,20 @@ int xdp_test_run(struct bpf_program *prog, const void *pkt, __u32 len, int repea
 	return 0;
 }
 
+static const char tc_frame[64];
+
+int tc_test_run(struct bpf_program *prog, __u32 *retval)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = tc_frame,
+		    .data_size_in = sizeof(tc_frame), .repeat = 1);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
+		return -errno;
+	if (retval)
+		*retval = opts.retval;
+	return 0;
+}
+
 int htab_test_run(struct bpf_program *prog, int repeat, __u32 *avg_ns)
 {
 	char pkt[64] = { 0 };

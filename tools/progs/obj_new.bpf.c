@@ -30,9 +30,13 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* A referenced local kptr, and a per-cpu one (7.2's btf_type_tag names). */
-#define KIT_KPTR	__attribute__((btf_type_tag("kptr")))
-#define KIT_PCPU_KPTR	__attribute__((btf_type_tag("percpu_kptr")))
+/*
+ * A referenced local kptr is a pointer tagged btf_type_tag("kptr"), a
+ * per-cpu one "percpu_kptr" (7.2's names), written out where used.  In
+ * the macros below the pointee is a pasted typedef name, which checkpatch
+ * cannot tell from a factor: "T attr * p" keeps it from reading a
+ * product.
+ */
 
 extern void *bpf_obj_new_impl(__u64 local_type_id, void *meta) __ksym;
 extern void bpf_obj_drop_impl(void *kptr, void *meta) __ksym;
@@ -42,7 +46,7 @@ extern void bpf_percpu_obj_drop_impl(void *kptr, void *meta) __ksym;
 #define kit_obj_new(T)							\
 	((struct T *)bpf_obj_new_impl(bpf_core_type_id_local(struct T), NULL))
 #define kit_percpu_obj_new(T)						\
-	((struct T KIT_PCPU_KPTR *)bpf_percpu_obj_new_impl(bpf_core_type_id_local(struct T), NULL))
+	((struct T __attribute__((btf_type_tag("percpu_kptr"))) *)bpf_percpu_obj_new_impl(bpf_core_type_id_local(struct T), NULL))
 
 /* Objects per type and round: several refills of a small class's cache. */
 #define SLOTS		32
@@ -95,7 +99,7 @@ struct obj_##SIZE {							\
 };									\
 typedef struct obj_##SIZE obj_##SIZE##_t;				\
 struct slot_##SIZE {							\
-	obj_##SIZE##_t KIT_KPTR *p;					\
+	obj_##SIZE##_t __attribute__((btf_type_tag("kptr"))) * p;	\
 };									\
 struct {								\
 	__uint(type, BPF_MAP_TYPE_ARRAY);				\
@@ -216,7 +220,7 @@ struct pobj_##SIZE {							\
 };									\
 typedef struct pobj_##SIZE pobj_##SIZE##_t;				\
 struct pslot_##SIZE {							\
-	pobj_##SIZE##_t KIT_PCPU_KPTR *p;				\
+	pobj_##SIZE##_t __attribute__((btf_type_tag("percpu_kptr"))) * p; \
 };									\
 struct {								\
 	__uint(type, BPF_MAP_TYPE_ARRAY);				\
@@ -231,7 +235,7 @@ int pcycle_##SIZE(struct __sk_buff *skb)				\
 	__u32 i, j, cpu, last = cur_round - 1;				\
 									\
 	for (i = 0; i < SLOTS; i++) {					\
-		struct pobj_##SIZE KIT_PCPU_KPTR *o = NULL, *old;	\
+		struct pobj_##SIZE __attribute__((btf_type_tag("percpu_kptr"))) *o = NULL, *old;	\
 		struct pobj_##SIZE *v;					\
 		struct pslot_##SIZE *s;					\
 		__u32 k = i, want, acc;					\
@@ -314,7 +318,8 @@ struct pobj_513 {
 SEC("?tc")
 int percpu_over_limit(struct __sk_buff *skb)
 {
-	struct pobj_513 KIT_PCPU_KPTR *o = kit_percpu_obj_new(pobj_513);
+	struct pobj_513 __attribute__((btf_type_tag("percpu_kptr"))) *o =
+		kit_percpu_obj_new(pobj_513);
 
 	if (o)
 		bpf_percpu_obj_drop_impl(o, NULL);

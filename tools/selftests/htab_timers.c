@@ -37,6 +37,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "htab_util.h"
 #include "ktap.h"
 #include "sides.h"
 #include "sysfs.h"
@@ -78,17 +79,6 @@ static void sleep_until(__u64 t)
 static __u64 load_u64(volatile __u64 *p)
 {
 	return __atomic_load_n(p, __ATOMIC_SEQ_CST);
-}
-
-/* SEC("tc") programs: a test run needs a frame of at least ETH_HLEN. */
-static const char tc_pkt[64];
-
-static int tc_run(struct bpf_program *prog)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = tc_pkt, .data_size_in = sizeof(tc_pkt),
-		    .repeat = 1);
-
-	return bpf_prog_test_run_opts(bpf_program__fd(prog), &o) ? -errno : 0;
 }
 
 static int put_key(int fd, __u32 key, __u64 tag)
@@ -210,7 +200,7 @@ static enum ktap_result delete_before_expiry(void)
 		b->arm_first = 2 * run;
 		b->arm_nr = 2;
 		b->arm_ns = DEL_EXPIRY_MS * MS;
-		if (tc_run(skel->progs.arm) || b->arm_err || b->arm_done != 2) {
+		if (tc_test_run(skel->progs.arm, NULL) || b->arm_err || b->arm_done != 2) {
 			/* Reported after the callbacks: a timer a delete left
 			 * set makes a recycled element's bpf_timer_init() -EBUSY.
 			 */
@@ -299,7 +289,7 @@ static int cancel_side(void *arg, int side)
 		while (!__atomic_load_n(&b->cb_running, __ATOMIC_SEQ_CST))
 			SIDE_EXPECT(s, side, now_ns() - t0 < SIDE_WAIT_MS * MS,
 				    "run %d: the callback never ran", run);
-		SIDE_EXPECT(s, side, !tc_run(c->skel->progs.cancel), "run %d: cancel: %s", run,
+		SIDE_EXPECT(s, side, !tc_test_run(c->skel->progs.cancel, NULL), "run %d: cancel: %s", run,
 			    strerror(errno));
 		usleep(CANCEL_WATCH_MS * 1000);
 		s->count[side][CNT_SAW] = b->cancel_saw_running;
@@ -351,7 +341,7 @@ static enum ktap_result cancel_waits_for_callback(void)
 		b->spin_key = key;
 		b->spin_ns = SPIN_MS * MS;
 		b->rearm_ns = REARM_MS * MS;
-		if (tc_run(skel->progs.arm_spin) || b->spin_arm_err) {
+		if (tc_test_run(skel->progs.arm_spin, NULL) || b->spin_arm_err) {
 			fail = b->spin_arm_err ?: -1;
 			break;
 		}
@@ -422,7 +412,7 @@ static int arm_side(void *arg, int side)
 	b->arm_first = 2000 + FREE_PER_CPU * side;
 	b->arm_nr = FREE_PER_CPU;
 	b->arm_ns = FREE_EXPIRY_MS * MS;
-	SIDE_EXPECT(s, side, !tc_run(c->skel->progs.arm), "arm: %s", strerror(errno));
+	SIDE_EXPECT(s, side, !tc_test_run(c->skel->progs.arm, NULL), "arm: %s", strerror(errno));
 	s->count[side][CNT_ARMED] = b->armed_at;
 	s->count[side][CNT_ARM_ERR] = b->arm_err;
 	s->count[side][CNT_ARM_DONE] = b->arm_done;
@@ -479,7 +469,7 @@ static int free_round(bool free_early, struct free_round *r)
 	b->arm_first = 2000;
 	b->arm_nr = FREE_PER_CPU;
 	b->arm_ns = FREE_EXPIRY_MS * MS;
-	i = tc_run(skel->progs.arm);
+	i = tc_test_run(skel->progs.arm, NULL);
 	c.s->count[0][CNT_ARMED] = b->armed_at;
 	c.s->count[0][CNT_ARM_ERR] = i ?: b->arm_err;
 	c.s->count[0][CNT_ARM_DONE] = b->arm_done;

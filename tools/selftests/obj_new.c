@@ -27,6 +27,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "htab_util.h"
 #include "ktap.h"
 #include "sysfs.h"
 #include "obj_new.skel.h"
@@ -50,16 +51,13 @@ static bool can_call_kfuncs(void)
 	return true;
 }
 
-/* SEC("tc") programs: a test run needs a frame of at least ETH_HLEN. */
+/* A program run; -ENOENT when it returned TC_ACT_SHOT: a slot lookup failed. */
 static int tc_run(struct bpf_program *prog)
 {
-	char pkt[64] = { 0 };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt),
-		    .repeat = 1);
+	__u32 retval;
+	int err = tc_test_run(prog, &retval);
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o))
-		return -errno;
-	return o.retval == 2 /* TC_ACT_SHOT: a slot lookup failed */ ? -ENOENT : 0;
+	return err ?: retval == 2 ? -ENOENT : 0;
 }
 
 static bool has_prefix(const char *s, const char *prefix)
