@@ -243,16 +243,16 @@ uspace-minimize: uspace-explore-bin
 EXPLORE_RESULTS := $(US)/explore-results
 uspace-explore-test: $(JUDGE) $(if $(filter $(BUILD)/src,$(EXPLORE_SRC)),uspace-trees)
 	+@rm -rf $(EXPLORE_RESULTS) && mkdir -p $(EXPLORE_RESULTS) && \
-	ktap=$(EXPLORE_RESULTS)/results.ktap n=0 seed='$(EXPLORE_SEED)'; \
+	. scripts/ktap.sh; ktap=$(EXPLORE_RESULTS)/results.ktap n=0 seed='$(EXPLORE_SEED)'; \
 	[ -n "$$seed" ] || seed=$$(($$(od -An -N4 -tu4 /dev/urandom) % 2147483647 + 1)); \
 	echo $$seed >$(EXPLORE_RESULTS)/seed; \
-	printf 'KTAP version 1\n1..%d\n' $(words $(USPACE_VARIANTS)) >$$ktap; \
-	echo "# explore: seed $$seed; the same executions again: $(EXPLORE_MAKE) USPACE_VARIANTS='$(USPACE_VARIANTS)' EXPLORE_SEED=$$seed EXPLORE_TEST_RUNS=$(EXPLORE_TEST_RUNS) EXPLORE_TEST_PCT_RUNS=$(EXPLORE_TEST_PCT_RUNS) uspace-explore-test" >>$$ktap; \
+	{ ktap_header; ktap_plan $(words $(USPACE_VARIANTS)); } >$$ktap; \
+	ktap_diag "explore: seed $$seed; the same executions again: $(EXPLORE_MAKE) USPACE_VARIANTS='$(USPACE_VARIANTS)' EXPLORE_SEED=$$seed EXPLORE_TEST_RUNS=$(EXPLORE_TEST_RUNS) EXPLORE_TEST_PCT_RUNS=$(EXPLORE_TEST_PCT_RUNS) uspace-explore-test" >>$$ktap; \
 	for v in $(USPACE_VARIANTS); do \
 		n=$$((n + 1)); result='not ok'; \
 		if [ $$v != vanilla ] && [ -n "$(filter vanilla,$(USPACE_VARIANTS))" ] && \
 		   cmp -s $(EXPLORE_SRC)/$$v$(BASE_TAG)/kernel/bpf/memalloc.c $(EXPLORE_SRC)/vanilla$(BASE_TAG)/kernel/bpf/memalloc.c; then \
-			echo "ok $$n $$v # SKIP its memalloc.c is vanilla's, explored there" >>$$ktap; \
+			ktap_skip $$n $$v "its memalloc.c is vanilla's, explored there" >>$$ktap; \
 			continue; \
 		fi; \
 		if $(MAKE) -s --no-print-directory VARIANT=$$v uspace-explore-bin && \
@@ -262,8 +262,8 @@ uspace-explore-test: $(JUDGE) $(if $(filter $(BUILD)/src,$(EXPLORE_SRC)),uspace-
 			>$(EXPLORE_RESULTS)/$$v.log 2>&1; then \
 			result=ok; \
 		fi; \
-		sed 's/^/# /' $(EXPLORE_RESULTS)/$$v.log 2>/dev/null >>$$ktap; \
-		echo "$$result $$n $$v" >>$$ktap; \
+		cat $(EXPLORE_RESULTS)/$$v.log 2>/dev/null | ktap_diag_lines >>$$ktap; \
+		ktap_result "$$result" $$n $$v >>$$ktap; \
 	done; \
 	cat $$ktap; \
 	$(JUDGE) --out $(abspath $(EXPLORE_RESULTS)) --expect $${KIT_EXPECTATIONS:-tools/report/expectations} \
