@@ -5,6 +5,8 @@
 # that what the workloads must do (every update succeeds, iterations
 # match the runs, memory figures are possible) holds.
 
+# shellcheck source=scripts/ktap.sh
+. "$KIT/scripts/ktap.sh"
 REPORT=$KIT/build/bench/bench-report
 PROGRAM=$KIT/build/rootfs/bench/bench
 
@@ -44,15 +46,15 @@ EOF
 console() {
 	mkdir -p "$1"
 	{
-		echo "KTAP version 1"
-		echo "1..1"
+		ktap_header
+		ktap_plan 1
 		echo "    # Subtest: bench"
 		awk '
 		/^@@ / { if (name != "") print "    # bench-json-end " name; name = $2
 			 print "    # bench-json-begin " name; next }
 		{ print "    # " $0 }
 		END { if (name != "") print "    # bench-json-end " name }'
-		echo "ok 1 bench"
+		ktap_result ok 1 bench
 	} | sed 's/$/\r/' >"$1/console.log"
 }
 

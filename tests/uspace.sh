@@ -11,6 +11,8 @@
 # (make US_INJECT=, memalloc_test.c's inject()) and run the way make
 # uspace-quick does, which needs vanilla's unpacked tree (make test has it).
 
+# shellcheck source=scripts/ktap.sh
+. "$KIT/scripts/ktap.sh"
 RUN=$KIT/tools/uspace/run
 
 # An expected failure of the stubs, shown as memalloc_test shows its own.
@@ -61,18 +63,18 @@ ktap() {
 	k=$1
 	shift
 	{
-		echo "KTAP version 1"
+		ktap_header
 		echo "# Subtest: uspace_memalloc"
-		echo "1..$(($# + 1))"
-		echo "ok 1 overwrite"
+		ktap_plan $(($# + 1))
+		ktap_result ok 1 overwrite
 		i=1
 		for r; do
 			i=$((i + 1))
 			case $r in
-			xfail) echo "$EVIDENCE"; echo "not ok $i held_object" ;;
-			leak) echo "# tools/uspace/memalloc_test.c:589: expected uspace_mem_live() == (base): 8 bytes still allocated after destroy"
-			      echo "not ok $i held_object" ;;
-			ok) echo "ok $i held_object" ;;
+			xfail) echo "$EVIDENCE"; ktap_result "not ok" $i held_object ;;
+			leak) ktap_diag "tools/uspace/memalloc_test.c:589: expected uspace_mem_live() == (base): 8 bytes still allocated after destroy"
+			      ktap_result "not ok" $i held_object ;;
+			ok) ktap_result ok $i held_object ;;
 			esac
 		done
 	} >"ktap.$k"

@@ -4,6 +4,8 @@
 # runs with ASan and UBSan here.
 JUDGE=$KIT/build/host/asan/judge
 export JUDGE
+# shellcheck source=scripts/ktap.sh
+. "$KIT/scripts/ktap.sh"
 
 verdict() {
 	rc=0
@@ -261,7 +263,10 @@ test_expected_failure_for_every_variant() {
 # suite killed by a signal, as init reports it.
 crashed_after_xfail() {
 	sed -n '1,/^    not ok 1 no_immediate_reuse/p' "$TESTS/fixtures/reuse-vanilla.log" >"$1/console.log"
-	printf '# reuse: killed by signal 11\nnot ok 1 reuse\n' >>"$1/console.log"
+	{
+		ktap_diag "reuse: killed by signal 11"
+		ktap_result "not ok" 1 reuse
+	} >>"$1/console.log"
 }
 
 test_crash_after_expected_failure_fails() {
@@ -278,7 +283,7 @@ test_cut_off_test_verifier_fails() {
 	# The first 500 cases of test_verifier, then its per-suite timeout.
 	awk '/^    (not )?ok [0-9]+ / && ++n > 500 { exit } { print }' \
 		"$TESTS/fixtures/upstream-verifier.log" >"$r/console.log"
-	echo 'not ok 2 test_verifier # timeout after 840 s' >>"$r/console.log"
+	ktap_result "not ok" 2 test_verifier "timeout after 840 s" >>"$r/console.log"
 	[ "$(verdict "$r")" = 1 ] || fail "a test_verifier cut off after 500 cases passed"
 	expect_match out '^FAIL  test_verifier: [0-9]+ of [0-9]+ planned cases reported'
 	expect_match out '^FAIL  test_verifier: timed out'
