@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: the kit's own shell, C and Python against shellcheck,
-# checkpatch and pyflakes (scripts/check).  Its stamp is keyed on every
-# file it checks, so an unchanged kit is not checked twice.
+# checkpatch and pyflakes, its Markdown against the kit (scripts/check).
+# Its stamp is keyed on every file it checks and the names of the kit's
+# files, so an unchanged kit is not checked twice.
 
 # checkpatch.pl is the kernel's: taken alone (with the spelling and
 # const-struct lists it reads) from a base's tarball, the newest the
@@ -15,7 +16,9 @@ CHECKPATCH := $(CHECKPATCH_DIR)/scripts/checkpatch.pl
 # Listing and hashing them takes a moment: only when check is asked for.
 ifneq ($(filter check,$(MAKECMDGOALS)),)
 CHECK_FILES := $(shell scripts/check --list)
-CHECK_STAMP := $(STAMPS)/check-$(call key,$(CHECK_FILES),$(CHECK_FILES) $(CHECKPATCH_BASE))
+# The docs check reads which files exist: a file added or removed is a change.
+CHECK_NAMES := $(shell scripts/check --names)
+CHECK_STAMP := $(STAMPS)/check-$(call key,$(CHECK_FILES),$(CHECK_NAMES) $(CHECKPATCH_BASE))
 endif
 CHECK_DEPS_STAMP := $(STAMPS)/deps-check-$(call key,scripts/deps,$(CHECKPATCH_NEEDS))
 
