@@ -62,10 +62,10 @@ int xdp_test_run(struct bpf_program *prog, const void *pkt, __u32 len, int repea
 
 static const char tc_frame[64];
 
-int tc_test_run(struct bpf_program *prog, __u32 *retval)
+int tc_test_run(struct bpf_program *prog, int repeat, __u32 *retval)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = tc_frame,
-		    .data_size_in = sizeof(tc_frame), .repeat = 1);
+		    .data_size_in = sizeof(tc_frame), .repeat = repeat);
 
 	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
 		return -errno;

@@ -37,13 +37,14 @@ int xdp_test_run(struct bpf_program *prog, const void *pkt, __u32 len, int repea
 int htab_test_run(struct bpf_program *prog, int repeat, __u32 *avg_ns);
 
 /*
- * Run the tc (SEC("tc")) program @prog once with BPF_PROG_TEST_RUN on a
- * zeroed frame of ETH_HLEN and more; its return value goes to *@retval if
- * not NULL.  0, or -errno.  Programs that run where a JIT may be are tc
- * programs: with a JIT an XDP test run rewrites the XDP dispatcher
- * (tools/progs/bench_run.h).
+ * Run the tc (SEC("tc")) program @prog @repeat times with
+ * BPF_PROG_TEST_RUN on a zeroed frame of ETH_HLEN and more; its return
+ * value goes to *@retval if not NULL.  0, or -errno.  A program run with
+ * repeat > 1 where a JIT may be is a tc program: with a JIT such an XDP
+ * test run rewrites the XDP dispatcher under stop_machine(), which stops
+ * every CPU, twice a call (tools/progs/bench_run.h).
  */
-int tc_test_run(struct bpf_program *prog, __u32 *retval);
+int tc_test_run(struct bpf_program *prog, int repeat, __u32 *retval);
 
 /* Number of entries in a hash map, by walking its keys. */
 int htab_count(int map_fd);

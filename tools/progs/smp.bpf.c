@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The BPF side of the two-CPU selftests (tools/selftests/smp.c): XDP
+ * The BPF side of the two-CPU selftests (tools/selftests/smp.c): tc
  * programs run with BPF_PROG_TEST_RUN by processes pinned to one CPU
- * each.  Loaded only where the guest has two CPUs (7.2's SMP UML):
+ * each (not XDP: with a JIT an XDP test run with repeat rewrites the XDP
+ * dispatcher under stop_machine(), which stops the other side too).
+ * Loaded only where the guest has two CPUs (7.2's SMP UML):
  * hold_across_delete uses may_goto, which 7.2's verifier knows and
  * 6.1's and 6.12's do not.
  */
 #include <linux/bpf.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 
 #include "kit_loop.h"
@@ -54,8 +57,8 @@ __u64 reader_spins;
  * it deleted the key and churned the map (or the may_goto budget runs
  * out), and report what the pointer read.
  */
-SEC("xdp")
-int hold_across_delete(struct xdp_md *ctx)
+SEC("tc")
+int hold_across_delete(struct __sk_buff *ctx)
 {
 	__u32 key = hold_key, i;
 	__u64 start, v, *old;
@@ -66,7 +69,7 @@ int hold_across_delete(struct xdp_md *ctx)
 	old = bpf_map_lookup_elem(&held, &key);
 	if (!old) {
 		reader_err = -1;
-		return XDP_ABORTED;
+		return TC_ACT_SHOT;
 	}
 	reader_cpu = bpf_get_smp_processor_id();
 	start = bpf_ktime_get_ns();
@@ -90,7 +93,7 @@ int hold_across_delete(struct xdp_md *ctx)
 	}
 	reader_after = *old;
 	reader_ns = bpf_ktime_get_ns() - start;
-	return XDP_PASS;
+	return TC_ACT_OK;
 }
 
 /* Set by the writer before its run; read by both. */
@@ -107,8 +110,8 @@ __s32 blocker_err;
  * A grace period that began before the reader's section (and to which
  * the reader's CPU already reported) thus ends only after the delete.
  */
-SEC("xdp")
-int block_and_delete(struct xdp_md *ctx)
+SEC("tc")
+int block_and_delete(struct __sk_buff *ctx)
 {
 	__u32 key = block_key, i;
 
@@ -127,7 +130,7 @@ int block_and_delete(struct xdp_md *ctx)
 	}
 	if (blocker_saw_holding)
 		blocker_err = bpf_map_delete_elem(&held, &key);
-	return XDP_PASS;
+	return TC_ACT_OK;
 }
 
 /* --- percpu_every_cpu --------------------------------------------------- */
@@ -202,7 +205,7 @@ static __always_inline int pcpu_burst(enum pcpu_op op)
 	struct pcpu_result *r;
 
 	if (cpu >= PCPU_MAX_CPUS)
-		return XDP_ABORTED;
+		return TC_ACT_SHOT;
 	a = &pcpu_args[cpu];
 	r = &pcpu_result[cpu];
 	for (i = 0; i < PCPU_BURST && i < a->nr; i++) {
@@ -214,24 +217,24 @@ static __always_inline int pcpu_burst(enum pcpu_op op)
 		else if (!bpf_map_delete_elem(&pcpu, &key))
 			r->deleted++;
 	}
-	return XDP_PASS;
+	return TC_ACT_OK;
 }
 
-SEC("xdp")
-int pcpu_insert(struct xdp_md *ctx)
+SEC("tc")
+int pcpu_insert(struct __sk_buff *ctx)
 {
 	return pcpu_burst(PCPU_INSERT);
 }
 
-SEC("xdp")
-int pcpu_check(struct xdp_md *ctx)
+SEC("tc")
+int pcpu_check(struct __sk_buff *ctx)
 {
 	return pcpu_burst(PCPU_CHECK);
 }
 
 /* Half of a round's deletes are from BPF, half through the syscall. */
-SEC("xdp")
-int pcpu_delete(struct xdp_md *ctx)
+SEC("tc")
+int pcpu_delete(struct __sk_buff *ctx)
 {
 	return pcpu_burst(PCPU_DELETE);
 }
@@ -329,11 +332,11 @@ static __always_inline int lock_burst(int recycle)
 	long err;
 
 	if (cpu >= PCPU_MAX_CPUS)
-		return XDP_ABORTED;
+		return TC_ACT_SHOT;
 	st = &lock_stats[cpu];
 	src = lock_fill(cpu, st);
 	if (!src)
-		return XDP_ABORTED;
+		return TC_ACT_SHOT;
 	for (i = 0; i < LOCK_BURST; i++) {
 		key = i % LOCK_KEYS;
 		if (recycle)
@@ -347,17 +350,17 @@ static __always_inline int lock_burst(int recycle)
 			st->writes++;
 		lock_check(key, st);
 	}
-	return XDP_PASS;
+	return TC_ACT_OK;
 }
 
-SEC("xdp")
-int lock_update(struct xdp_md *ctx)
+SEC("tc")
+int lock_update(struct __sk_buff *ctx)
 {
 	return lock_burst(0);
 }
 
-SEC("xdp")
-int lock_recycle(struct xdp_md *ctx)
+SEC("tc")
+int lock_recycle(struct __sk_buff *ctx)
 {
 	return lock_burst(1);
 }

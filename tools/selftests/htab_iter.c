@@ -261,7 +261,7 @@ static int iter_insert(int fd, __u32 key)
 static int churn_side(struct iter_ctx *c, int side)
 {
 	while (!__atomic_load_n(&c->s->sync[0], __ATOMIC_SEQ_CST)) {
-		int err = tc_test_run(c->skel->progs.churn, NULL);
+		int err = tc_test_run(c->skel->progs.churn, 1, NULL);
 
 		SIDE_EXPECT(c->s, side, !err, "churn run: %s", strerror(-err));
 	}
@@ -279,7 +279,7 @@ static int walk_side(struct iter_ctx *c, int side)
 	for (w = 1; w <= ITER_WALKS; w++) {
 		memset(b->visits, 0, sizeof(b->visits));
 		b->wrong = b->own_deletes = b->own_delete_err = b->churn_seen = 0;
-		err = tc_test_run(c->skel->progs.walk, NULL);
+		err = tc_test_run(c->skel->progs.walk, 1, NULL);
 		SIDE_EXPECT(c->s, side, !err, "walk %u: %s", w, strerror(-err));
 		SIDE_EXPECT(c->s, side, !b->wrong,
 			    "walk %u: %llu stable elements read with another key's value; first: key %u read {key %llu, salt %#llx}",

@@ -200,7 +200,7 @@ static enum ktap_result delete_before_expiry(void)
 		b->arm_first = 2 * run;
 		b->arm_nr = 2;
 		b->arm_ns = DEL_EXPIRY_MS * MS;
-		if (tc_test_run(skel->progs.arm, NULL) || b->arm_err || b->arm_done != 2) {
+		if (tc_test_run(skel->progs.arm, 1, NULL) || b->arm_err || b->arm_done != 2) {
 			/* Reported after the callbacks: a timer a delete left
 			 * set makes a recycled element's bpf_timer_init() -EBUSY.
 			 */
@@ -289,7 +289,7 @@ static int cancel_side(void *arg, int side)
 		while (!__atomic_load_n(&b->cb_running, __ATOMIC_SEQ_CST))
 			SIDE_EXPECT(s, side, now_ns() - t0 < SIDE_WAIT_MS * MS,
 				    "run %d: the callback never ran", run);
-		SIDE_EXPECT(s, side, !tc_test_run(c->skel->progs.cancel, NULL), "run %d: cancel: %s", run,
+		SIDE_EXPECT(s, side, !tc_test_run(c->skel->progs.cancel, 1, NULL), "run %d: cancel: %s", run,
 			    strerror(errno));
 		usleep(CANCEL_WATCH_MS * 1000);
 		s->count[side][CNT_SAW] = b->cancel_saw_running;
@@ -341,7 +341,7 @@ static enum ktap_result cancel_waits_for_callback(void)
 		b->spin_key = key;
 		b->spin_ns = SPIN_MS * MS;
 		b->rearm_ns = REARM_MS * MS;
-		if (tc_test_run(skel->progs.arm_spin, NULL) || b->spin_arm_err) {
+		if (tc_test_run(skel->progs.arm_spin, 1, NULL) || b->spin_arm_err) {
 			fail = b->spin_arm_err ?: -1;
 			break;
 		}
@@ -412,7 +412,7 @@ static int arm_side(void *arg, int side)
 	b->arm_first = 2000 + FREE_PER_CPU * side;
 	b->arm_nr = FREE_PER_CPU;
 	b->arm_ns = FREE_EXPIRY_MS * MS;
-	SIDE_EXPECT(s, side, !tc_test_run(c->skel->progs.arm, NULL), "arm: %s", strerror(errno));
+	SIDE_EXPECT(s, side, !tc_test_run(c->skel->progs.arm, 1, NULL), "arm: %s", strerror(errno));
 	s->count[side][CNT_ARMED] = b->armed_at;
 	s->count[side][CNT_ARM_ERR] = b->arm_err;
 	s->count[side][CNT_ARM_DONE] = b->arm_done;
@@ -469,7 +469,7 @@ static int free_round(bool free_early, struct free_round *r)
 	b->arm_first = 2000;
 	b->arm_nr = FREE_PER_CPU;
 	b->arm_ns = FREE_EXPIRY_MS * MS;
-	i = tc_test_run(skel->progs.arm, NULL);
+	i = tc_test_run(skel->progs.arm, 1, NULL);
 	c.s->count[0][CNT_ARMED] = b->armed_at;
 	c.s->count[0][CNT_ARM_ERR] = i ?: b->arm_err;
 	c.s->count[0][CNT_ARM_DONE] = b->arm_done;

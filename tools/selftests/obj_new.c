@@ -55,7 +55,7 @@ static bool can_call_kfuncs(void)
 static int tc_run(struct bpf_program *prog)
 {
 	__u32 retval;
-	int err = tc_test_run(prog, &retval);
+	int err = tc_test_run(prog, 1, &retval);
 
 	return err ?: retval == 2 ? -ENOENT : 0;
 }

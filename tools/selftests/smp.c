@@ -37,6 +37,14 @@
 #define READ_ONCE_U32(x)	(*(volatile __u32 *)&(x))
 #define WRITE_ONCE_U32(x, v)	(*(volatile __u32 *)&(x) = (v))
 
+/* Run tc @prog @repeat times: 0, or -1 when the run failed or was refused (TC_ACT_SHOT). */
+static int smp_run(struct bpf_program *prog, int repeat)
+{
+	__u32 retval;
+
+	return tc_test_run(prog, repeat, &retval) || retval ? -1 : 0;
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -134,7 +142,7 @@ static int hold_writer(void *arg, int side)
 		for (i = 0; i < HOLD_PRE_CHURN; i++)
 			errs += churn_pair(fd, n++) != 0;
 		skel->bss->block_key = key;
-		SIDE_EXPECT(s, side, !htab_test_run(skel->progs.block_and_delete, 1, NULL),
+		SIDE_EXPECT(s, side, !smp_run(skel->progs.block_and_delete, 1),
 			    "run %d: block_and_delete failed", run);
 		SIDE_EXPECT(s, side, skel->bss->blocker_saw_holding,
 			    "run %d: the reader never held the element", run);
@@ -197,7 +205,7 @@ static enum ktap_result reader_holds_across_delete(void)
 		t0 = now_ms();
 		while (now_ms() - t0 < HOLD_USER_MS)
 			;
-		KTAP_EXPECT(!htab_test_run(c.skel->progs.hold_across_delete, 1, NULL),
+		KTAP_EXPECT(!smp_run(c.skel->progs.hold_across_delete, 1),
 			    "run %d: reader's program failed (reader_err %d)", run, b->reader_err);
 		t0 = now_ms();
 		while (__atomic_load_n(&c.s->sync[SYNC_FINISHED], __ATOMIC_SEQ_CST) != run &&
@@ -454,7 +462,7 @@ static int pcpu_run(struct pcpu_ctx *c, int side, struct bpf_program *prog, __u3
 	a->nr = nr;
 	a->round = round;
 	a->retry = 0;
-	if (htab_test_run(prog, 1, NULL))
+	if (smp_run(prog, 1))
 		return side_fail(c->s, side, "%s on CPU %d failed", bpf_program__name(prog), side);
 	return 0;
 }
@@ -479,7 +487,7 @@ static int pcpu_insert_range(struct pcpu_ctx *c, int side, __u32 first, __u64 ro
 	for (tries = 0; res->inserted < want && tries < PCPU_RETRIES; tries++) {
 		usleep(PCPU_PAUSE_US);
 		c->skel->bss->pcpu_args[side].retry = 1;
-		if (htab_test_run(c->skel->progs.pcpu_insert, 1, NULL))
+		if (smp_run(c->skel->progs.pcpu_insert, 1))
 			return side_fail(c->s, side, "pcpu_insert on CPU %d failed", side);
 	}
 	SIDE_EXPECT(c->s, side, res->inserted == want && !res->insert_err,
@@ -685,7 +693,7 @@ static int lock_side(void *arg, int side)
 	while (now_ms() - t0 < LOCK_MS) {
 		SIDE_EXPECT(c->s, side, !__atomic_load_n(&c->s->failed, __ATOMIC_SEQ_CST),
 			    "the other side failed");
-		SIDE_EXPECT(c->s, side, !htab_test_run(prog, LOCK_REPEAT, NULL),
+		SIDE_EXPECT(c->s, side, !smp_run(prog, LOCK_REPEAT),
 			    "%s on CPU %d failed", bpf_program__name(prog), side);
 		if (side && lock_drain(c, side))
 			return -1;
