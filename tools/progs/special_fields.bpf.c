@@ -18,6 +18,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "kit_loop.h"
+
 char LICENSE[] SEC("license") = "GPL";
 
 #define SF_DATA		4
@@ -124,25 +126,10 @@ INIT_TIMERS(init_no_prealloc, no_prealloc)
 /* --- held_across_delete: a reader on CPU 0, delete and churn on CPU 1 ---- */
 
 /*
- * "while (kit_can_loop)": a loop the verifier bounds at run time with
- * may_goto (at most 8M taken per program run), so that one program run,
- * one RCU read-side section, spans another CPU's syscalls.  The same
- * macro as tools/progs/smp.bpf.c's, which says why it is emitted as
- * data; only 7.2's verifier knows the instruction, so the programs
- * below are loaded only by the two-CPU case (7.2).
+ * "while (kit_can_loop)" (kit_loop.h) spans another CPU's syscalls in
+ * one program run, one RCU read-side section; only 7.2's verifier knows
+ * may_goto, so the programs below are loaded only by the two-CPU case.
  */
-#define kit_can_loop							\
-	({								\
-		__label__ l_stop, l_go;					\
-		int go = 1;						\
-		asm volatile goto("1: .byte 0xe5, 0\n\t"		\
-				  ".long ((%l[l_stop] - 1b - 8) / 8) & 0xffff\n\t" \
-				  ".short 0"				\
-				  :::: l_stop);				\
-		goto l_go;						\
-l_stop:	go = 0;								\
-l_go:	go;								\
-	})
 
 #define EINVAL		22
 /* Reads of writer_done between two may_goto checks: more time per budget. */
