@@ -44,6 +44,7 @@
 #include <bpf/bpf.h>
 #include <jansson.h>
 
+#include "clock.h"
 #include "bench.h"
 #include "stats.h"
 #include "htab_util.h"
@@ -98,14 +99,6 @@ static struct {
 } lat;
 
 static bool stop;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void sleep_until(double t)
 {
@@ -527,7 +520,7 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 
 	nr_producers = start_producers(producers);
 	iters = env.warmup + env.duration;
-	start = prev = now();
+	start = prev = mono_s();
 	samples = json_array();
 	for (i = 0; i < iters && !__atomic_load_n(&cur.failed, __ATOMIC_RELAXED); i++) {
 		struct bench_sample s = { { 0 } };
@@ -537,7 +530,7 @@ static enum result run_bench(const struct bench *b, char *reason, size_t reason_
 		/* Timings of this second count once the warm-up is over. */
 		__atomic_store_n(&lat.measuring, i >= env.warmup, __ATOMIC_RELAXED);
 		sleep_until(start + i + 1);
-		t = now();
+		t = mono_s();
 		secs = t - prev;
 		prev = t;
 		b->measure(&s, secs);

@@ -48,6 +48,7 @@
 #include <linux/aio_abi.h>
 #include <bpf/bpf.h>
 
+#include "clock.h"
 #include "bench.h"
 
 enum { OP_SYNC, OP_UPDATE, OP_AIO, OP_MUNMAP, NR_OPS };
@@ -60,17 +61,9 @@ static struct {
 	__u64 rounds;
 } ctx = { .outer_fd = -1, .inner_fd = -1, .array_fd = -1 };
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void timed(int op, __u64 start)
 {
-	__u64 ns = now_ns() - start;
+	__u64 ns = mono_ns() - start;
 
 	__atomic_add_fetch(&ctx.ns[op], ns, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&ctx.cnt[op], 1, __ATOMIC_RELAXED);
@@ -142,14 +135,14 @@ static bool rcu_gp_produce(int id, const bool *stop)
 	if (bench_stopping(stop))
 		return false;
 
-	t = now_ns();
+	t = mono_ns();
 	if (bpf_map_update_elem(ctx.outer_fd, &key, &ctx.inner_fd, BPF_ANY)) {
 		bench_fail("updating the array of maps: %s", strerror(errno));
 		return false;
 	}
 	timed(OP_SYNC, t);
 
-	t = now_ns();
+	t = mono_ns();
 	if (bpf_map_update_elem(ctx.array_fd, &key, &val, BPF_ANY)) {
 		bench_fail("updating the array: %s", strerror(errno));
 		return false;
@@ -161,7 +154,7 @@ static bool rcu_gp_produce(int id, const bool *stop)
 		return false;
 	}
 	__atomic_add_fetch(&ctx.aio_setups, 1, __ATOMIC_RELAXED);
-	t = now_ns();
+	t = mono_ns();
 	if (syscall(SYS_io_destroy, aio)) {
 		bench_fail("io_destroy: %s", strerror(errno));
 		return false;
@@ -175,7 +168,7 @@ static bool rcu_gp_produce(int id, const bool *stop)
 		bench_fail("mmap: %s", strerror(errno));
 		return false;
 	}
-	t = now_ns();
+	t = mono_ns();
 	if (munmap(p, 4096)) {
 		bench_fail("munmap: %s", strerror(errno));
 		return false;

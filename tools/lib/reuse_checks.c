@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "clock.h"
 #include "htab_util.h"
 #include "ktap.h"
 #include "memcg.h"
@@ -302,14 +303,6 @@ struct gp_waits {
 	int n;
 };
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /*
  * Wait for the grace periods of the batches queued so far and for their
  * callbacks.  A grace period alone (synchronize_rcu(), through an
@@ -319,10 +312,10 @@ static long long now_ns(void)
  */
 static int wait_grace_period(struct gp_waits *w)
 {
-	long long t0 = now_ns();
+	long long t0 = mono_ns();
 	int err = rcu_wait_callbacks();
 
-	w->ns += now_ns() - t0;
+	w->ns += mono_ns() - t0;
 	w->n++;
 	return err;
 }

@@ -37,6 +37,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "htab_util.h"
 #include "ktap.h"
 #include "sides.h"
@@ -60,19 +61,11 @@ struct tval {
 	__u64 tag;
 };
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void sleep_until(__u64 t)
 {
 	__u64 n;
 
-	while ((n = now_ns()) < t)
+	while ((n = mono_ns()) < t)
 		usleep((t - n) / 1000 + 1);
 }
 
@@ -91,11 +84,11 @@ static int put_key(int fd, __u32 key, __u64 tag)
 /* Wait for s->sync[i] to reach @v; false when it did not within SIDE_WAIT_MS. */
 static bool wait_sync(struct shared *s, int i, int v)
 {
-	__u64 t0 = now_ns();
+	__u64 t0 = mono_ns();
 
 	while (__atomic_load_n(&s->sync[i], __ATOMIC_SEQ_CST) != v) {
 		if (__atomic_load_n(&s->failed, __ATOMIC_SEQ_CST) ||
-		    now_ns() - t0 > SIDE_WAIT_MS * MS)
+		    mono_ns() - t0 > SIDE_WAIT_MS * MS)
 			return false;
 		usleep(100);
 	}
@@ -149,18 +142,18 @@ static int delete_side(void *arg, int side)
 	__u32 key;
 
 	for (run = 1;; run++) {
-		__u64 t0 = now_ns();
+		__u64 t0 = mono_ns();
 		int go;
 
 		while ((go = __atomic_load_n(&s->sync[SYNC_GO], __ATOMIC_SEQ_CST)) != run &&
 		       go >= 0)
-			SIDE_EXPECT(s, side, now_ns() - t0 < SIDE_WAIT_MS * MS,
+			SIDE_EXPECT(s, side, mono_ns() - t0 < SIDE_WAIT_MS * MS,
 				    "run %d never started", run);
 		if (go < 0)
 			return 0;
 		key = 2 * run;
 		s->count[side][CNT_ERR] = bpf_map_delete_elem(fd, &key) ? errno : 0;
-		s->count[side][CNT_T] = now_ns();
+		s->count[side][CNT_T] = mono_ns();
 		__atomic_store_n(&s->sync[SYNC_DONE], run, __ATOMIC_SEQ_CST);
 	}
 }
@@ -276,18 +269,18 @@ static int cancel_side(void *arg, int side)
 	int run;
 
 	for (run = 1;; run++) {
-		__u64 t0 = now_ns();
+		__u64 t0 = mono_ns();
 		int go;
 
 		while ((go = __atomic_load_n(&s->sync[SYNC_GO], __ATOMIC_SEQ_CST)) != run &&
 		       go >= 0)
-			SIDE_EXPECT(s, side, now_ns() - t0 < SIDE_WAIT_MS * MS,
+			SIDE_EXPECT(s, side, mono_ns() - t0 < SIDE_WAIT_MS * MS,
 				    "run %d never started", run);
 		if (go < 0)
 			return 0;
-		t0 = now_ns();
+		t0 = mono_ns();
 		while (!__atomic_load_n(&b->cb_running, __ATOMIC_SEQ_CST))
-			SIDE_EXPECT(s, side, now_ns() - t0 < SIDE_WAIT_MS * MS,
+			SIDE_EXPECT(s, side, mono_ns() - t0 < SIDE_WAIT_MS * MS,
 				    "run %d: the callback never ran", run);
 		SIDE_EXPECT(s, side, !tc_test_run(c->skel->progs.cancel, 1, NULL), "run %d: cancel: %s", run,
 			    strerror(errno));
@@ -502,15 +495,15 @@ static int free_round(bool free_early, struct free_round *r)
 		r->fired_before = load_u64(&b->fired);
 		htab_timers__destroy(skel);
 		skel = NULL;
-		r->freed_at = now_ns();
+		r->freed_at = mono_ns();
 	}
 	sleep_until(r->armed_last + 2 * FREE_EXPIRY_MS * MS);
 	r->fired_after = load_u64(&b->fired) - r->fired_before;
 	if (free_early) {
-		__u64 t0 = now_ns();
+		__u64 t0 = mono_ns();
 		int map_fd;
 
-		while (!r->gone && now_ns() - t0 < FREE_GONE_MS * MS) {
+		while (!r->gone && mono_ns() - t0 < FREE_GONE_MS * MS) {
 			map_fd = bpf_map_get_fd_by_id(id);
 			if (map_fd < 0 && errno == ENOENT)
 				r->gone = true;

@@ -45,6 +45,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "ktap.h"
 #include "sysfs.h"
 
@@ -100,14 +101,6 @@ struct churn_state {
 static __u64 pattern(__u64 gen, int i)
 {
 	return gen * 0x9e3779b97f4a7c15ULL + i;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*
@@ -203,17 +196,17 @@ static void churn(int outer_fd, struct churn_state *st)
 static int drain_backlog(long long base, long long *kb, double *waited)
 {
 	const long long bound = BACKLOG_RUNS * NAPS * NAP_KB;
-	double start = now_s();
+	double start = mono_s();
 
 	for (;;) {
 		*kb = meminfo_kb("VmallocUsed") - base;
 		if (*kb <= bound)
 			break;
-		if (now_s() - start > BACKLOG_WAIT_S)
+		if (mono_s() - start > BACKLOG_WAIT_S)
 			return -ETIMEDOUT;
 		usleep(1000);
 	}
-	*waited += now_s() - start;
+	*waited += mono_s() - start;
 	return 0;
 }
 
@@ -266,9 +259,9 @@ static enum ktap_result held_while_replaced(bool hash)
 	KTAP_EXPECT(pid > 0, "fork: %s", strerror(errno));
 
 	vmalloc_base = meminfo_kb("VmallocUsed");
-	end = now_s() + RUN_SECONDS;
+	end = mono_s() + RUN_SECONDS;
 	err = vmalloc_base < 0 ? -ENOENT : 0;
-	while (!err && runs < MAX_RUNS && now_s() < end) {
+	while (!err && runs < MAX_RUNS && mono_s() < end) {
 		if (runs % (BACKLOG_RUNS / 2) == 0) {
 			err = drain_backlog(vmalloc_base, &backlog_kb, &waited);
 			if (err)

@@ -25,6 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "htab_util.h"
 #include "ktap.h"
 #include "memcg.h"
@@ -43,14 +44,6 @@ static int smp_run(struct bpf_program *prog, int repeat)
 	__u32 retval;
 
 	return tc_test_run(prog, repeat, &retval) || retval ? -1 : 0;
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* --- reader_holds_across_delete ------------------------------------------
@@ -130,10 +123,10 @@ static int hold_writer(void *arg, int side)
 	for (run = 1; run <= HOLD_RUNS; run++) {
 		__u32 key = run;
 		__u64 mark = HOLD_MARK | run;
-		double t0 = now_ms();
+		double t0 = mono_ms();
 
 		while (__atomic_load_n(&s->sync[SYNC_GO], __ATOMIC_SEQ_CST) != run)
-			SIDE_EXPECT(s, side, now_ms() - t0 < HOLD_WAIT_MS, "run %d never started", run);
+			SIDE_EXPECT(s, side, mono_ms() - t0 < HOLD_WAIT_MS, "run %d never started", run);
 		SIDE_EXPECT(s, side, !bpf_map_update_elem(fd, &key, &mark, BPF_NOEXIST),
 			    "insert key %u: %s", key, strerror(errno));
 		/* A batch of frees waiting for its grace period, the last
@@ -150,8 +143,8 @@ static int hold_writer(void *arg, int side)
 			    skel->bss->blocker_err);
 		s->count[side][CNT_CPU] = skel->bss->blocker_cpu;
 		before = n;
-		t0 = now_ms();
-		while (now_ms() - t0 < HOLD_CHURN_MS)
+		t0 = mono_ms();
+		while (mono_ms() - t0 < HOLD_CHURN_MS)
 			errs += churn_pair(fd, n++) != 0;
 		s->count[side][CNT_AFTER] = n - before;
 		WRITE_ONCE_U32(skel->bss->writer_done, 1);
@@ -192,9 +185,9 @@ static enum ktap_result reader_holds_across_delete(void)
 		WRITE_ONCE_U32(b->blocker_running, 0);
 		b->hold_key = run;
 		__atomic_store_n(&c.s->sync[SYNC_GO], run, __ATOMIC_SEQ_CST);
-		t0 = now_ms();
+		t0 = mono_ms();
 		while (!READ_ONCE_U32(b->blocker_running) &&
-		       !__atomic_load_n(&c.s->failed, __ATOMIC_SEQ_CST) && now_ms() - t0 < HOLD_WAIT_MS)
+		       !__atomic_load_n(&c.s->failed, __ATOMIC_SEQ_CST) && mono_ms() - t0 < HOLD_WAIT_MS)
 			;
 		if (!READ_ONCE_U32(b->blocker_running))
 			break;
@@ -202,14 +195,14 @@ static enum ktap_result reader_holds_across_delete(void)
 		 * Run in user mode for a few ticks, so that this CPU reports
 		 * its quiescent state to it (a tick in user mode is one).
 		 */
-		t0 = now_ms();
-		while (now_ms() - t0 < HOLD_USER_MS)
+		t0 = mono_ms();
+		while (mono_ms() - t0 < HOLD_USER_MS)
 			;
 		KTAP_EXPECT(!smp_run(c.skel->progs.hold_across_delete, 1),
 			    "run %d: reader's program failed (reader_err %d)", run, b->reader_err);
-		t0 = now_ms();
+		t0 = mono_ms();
 		while (__atomic_load_n(&c.s->sync[SYNC_FINISHED], __ATOMIC_SEQ_CST) != run &&
-		       !__atomic_load_n(&c.s->failed, __ATOMIC_SEQ_CST) && now_ms() - t0 < HOLD_WAIT_MS)
+		       !__atomic_load_n(&c.s->failed, __ATOMIC_SEQ_CST) && mono_ms() - t0 < HOLD_WAIT_MS)
 			usleep(100);
 		if (__atomic_load_n(&c.s->sync[SYNC_FINISHED], __ATOMIC_SEQ_CST) != run)
 			break;
@@ -360,7 +353,7 @@ static enum ktap_result alloc_free_on_diff_cpu(void)
 	c.fd = fd;
 	KTAP_EXPECT(!pin_to(CONSUMER_CPU), "cannot run on CPU %d", CONSUMER_CPU);
 	start = memcg_current();
-	t0 = now_ms();
+	t0 = mono_ms();
 	producer = side_start(c.s, 0, PRODUCER_CPU, diff_producer, &c);
 	KTAP_EXPECT(producer > 0, "fork: %s", strerror(errno));
 	for (w = 0; w < DIFF_WINDOWS && !c.s->failed; w++) {
@@ -388,7 +381,7 @@ static enum ktap_result alloc_free_on_diff_cpu(void)
 			peak_at = w;
 		}
 	}
-	secs = (now_ms() - t0) / 1e3;
+	secs = (mono_ms() - t0) / 1e3;
 	ok = side_wait(producer);
 	err = first_failure(c.s);
 	live = memcg_current() - start;
@@ -689,8 +682,8 @@ static int lock_side(void *arg, int side)
 
 	if (!barrier(c->s, 2))
 		return -1;
-	t0 = now_ms();
-	while (now_ms() - t0 < LOCK_MS) {
+	t0 = mono_ms();
+	while (mono_ms() - t0 < LOCK_MS) {
 		SIDE_EXPECT(c->s, side, !__atomic_load_n(&c->s->failed, __ATOMIC_SEQ_CST),
 			    "the other side failed");
 		SIDE_EXPECT(c->s, side, !smp_run(prog, LOCK_REPEAT),

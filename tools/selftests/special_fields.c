@@ -53,6 +53,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "htab_util.h"
 #include "ktap.h"
 #include "sides.h"
@@ -318,14 +319,6 @@ static enum ktap_result timer_lock_no_prealloc(void)
 enum { SYNC_GO, SYNC_FINISHED };
 enum { CNT_PAIRS, CNT_PAIRS_MIN, CNT_PAIRS_MAX };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void hold_value(struct sf_value *v, __u64 mark)
 {
 	int i;
@@ -374,9 +367,9 @@ static int hold_writer(void *arg, int side)
 	for (run = 1; run <= HOLD_RUNS; run++) {
 		__u32 key = run;
 
-		t0 = now_ms();
+		t0 = mono_ms();
 		while (__atomic_load_n(&s->sync[SYNC_GO], __ATOMIC_SEQ_CST) != run)
-			SIDE_EXPECT(s, side, now_ms() - t0 < HOLD_WAIT_MS, "run %d never started", run);
+			SIDE_EXPECT(s, side, mono_ms() - t0 < HOLD_WAIT_MS, "run %d never started", run);
 		hold_value(&v, HOLD_MARK | run);
 		SIDE_EXPECT(s, side, !bpf_map_update_elem(fd, &key, &v, BPF_NOEXIST),
 			    "insert key %u: %s", key, strerror(errno));
@@ -390,8 +383,8 @@ static int hold_writer(void *arg, int side)
 		SIDE_EXPECT(s, side, !sk->bss->blocker_err, "run %d: delete key %u: %d", run, key,
 			    sk->bss->blocker_err);
 		pairs = 0;
-		t0 = now_ms();
-		while (now_ms() - t0 < HOLD_CHURN_MS) {
+		t0 = mono_ms();
+		while (mono_ms() - t0 < HOLD_CHURN_MS) {
 			err = churn_batch(sk, fd, CHURN_KEY + n % CHURN_KEYS);
 			SIDE_EXPECT(s, side, !err, "run %d: churn keys from %llu: %s", run,
 				    CHURN_KEY + n % CHURN_KEYS, strerror(-err));
@@ -443,9 +436,9 @@ static enum ktap_result held_across_delete(void)
 		WRITE_ONCE_U32(b->element_deleted, 0);
 		b->hold_key = run;
 		__atomic_store_n(&c.s->sync[SYNC_GO], run, __ATOMIC_SEQ_CST);
-		t0 = now_ms();
+		t0 = mono_ms();
 		while (!READ_ONCE_U32(b->blocker_running) &&
-		       !__atomic_load_n(&c.s->failed, __ATOMIC_SEQ_CST) && now_ms() - t0 < HOLD_WAIT_MS)
+		       !__atomic_load_n(&c.s->failed, __ATOMIC_SEQ_CST) && mono_ms() - t0 < HOLD_WAIT_MS)
 			;
 		if (!READ_ONCE_U32(b->blocker_running))
 			break;
@@ -455,9 +448,9 @@ static enum ktap_result held_across_delete(void)
 				  b->reader_err);
 			break;
 		}
-		t0 = now_ms();
+		t0 = mono_ms();
 		while (__atomic_load_n(&c.s->sync[SYNC_FINISHED], __ATOMIC_SEQ_CST) != run &&
-		       !__atomic_load_n(&c.s->failed, __ATOMIC_SEQ_CST) && now_ms() - t0 < HOLD_WAIT_MS)
+		       !__atomic_load_n(&c.s->failed, __ATOMIC_SEQ_CST) && mono_ms() - t0 < HOLD_WAIT_MS)
 			usleep(100);
 		if (__atomic_load_n(&c.s->sync[SYNC_FINISHED], __ATOMIC_SEQ_CST) != run)
 			break;

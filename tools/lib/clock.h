@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The monotonic clock the selftests and benchmarks time themselves with. */
+#ifndef KIT_CLOCK_H
+#define KIT_CLOCK_H
+
+#include <time.h>
+#include <linux/types.h>
+
+static inline __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline double mono_ms(void)
+{
+	return mono_ns() / 1e6;
+}
+
+static inline double mono_s(void)
+{
+	return mono_ns() / 1e9;
+}
+
+#endif /* KIT_CLOCK_H */
