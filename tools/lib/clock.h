@@ -4,9 +4,12 @@
 #define KIT_CLOCK_H
 
 #include <time.h>
-#include <linux/types.h>
 
-static inline __u64 mono_ns(void)
+/*
+ * unsigned long long, as __u64 is: tools/uspace compiles ktap.c against
+ * its own stand-ins for the kernel's headers, which have no __u64.
+ */
+static inline unsigned long long mono_ns(void)
 {
 	struct timespec ts;
 
